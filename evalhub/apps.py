@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class EvalhubConfig(AppConfig):
+    name = "evalhub"
+    verbose_name = "EvalHub"

@@ -1,0 +1,74 @@
+"""Shared test setup: the named users every test module talks about, and helpers for real worker processes."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from django.contrib.auth.models import User
+from django.db import connection
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+PASSWORD = "correct-horse-battery-staple"
+
+
+def make_alice() -> User:
+    """The owner: staff, may register stdio servers and manage everything."""
+    return User.objects.create_user("alice", "alice@example.com", PASSWORD, is_staff=True)
+
+
+def make_bob() -> User:
+    """A read-only member: logged in, not staff."""
+    return User.objects.create_user("bob", "bob@example.com", PASSWORD)
+
+
+def make_charlie() -> User:
+    """An outsider: an account with no rights; tests use him for "not yours" checks."""
+    return User.objects.create_user("charlie", "charlie@example.com", PASSWORD)
+
+
+def wait_until(condition: Callable[[], Any], *, timeout: float, what: str) -> Any:
+    """Poll `condition` until it returns something truthy; fail with `what` if it never does."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = condition()
+        if result:
+            return result
+        time.sleep(0.05)
+    raise AssertionError(f"Timed out after {timeout:.0f} s waiting for {what}")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def database_url() -> str:
+    """The URL of the database the tests are using right now (the test database), for child processes."""
+    db = connection.settings_dict
+    if db["ENGINE"] == "django.db.backends.sqlite3":
+        return f"sqlite:///{db['NAME']}"
+    credentials = quote(db["USER"] or "")
+    if db["PASSWORD"]:
+        credentials += ":" + quote(db["PASSWORD"])
+    host = db["HOST"] or "127.0.0.1"
+    port = f":{db['PORT']}" if db["PORT"] else ""
+    return f"postgres://{credentials}@{host}{port}/{db['NAME']}"
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment for a manage.py or celery child process that must share the tests' database and broker."""
+    env = dict(os.environ)
+    env.update({"DATABASE_URL": database_url(), "DEBUG": "1", "PYTHONUNBUFFERED": "1"})
+    env.update(extra)
+    return env
+
+
+PYTHON = sys.executable

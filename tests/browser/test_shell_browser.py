@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect
+from pytest_django.live_server_helper import LiveServer
+
+from tests.base import PASSWORD
+from tests.browser.conftest import screenshot
+
+SIDEBAR = [
+    ("Scenarios", "/scenarios/", "No scenarios yet"),
+    ("Scorers", "/scorers/", "No custom scorers yet"),
+    ("Runs", "/runs/", "No runs yet"),
+    ("Servers", "/servers/", "No MCP servers registered"),
+    ("Settings", "/settings/", "Model providers"),
+]
+
+
+@pytest.mark.browser
+class ShellBrowserTests:
+    def test_a_user_logs_in_and_visits_every_section(self, page: Page, live_server: LiveServer, alice: User) -> None:
+        page.goto(f"{live_server.url}/runs/")
+        expect(page).to_have_url(f"{live_server.url}/login/?next=/runs/")
+        screenshot(page, "login")
+
+        page.get_by_label("Username").fill("alice")
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+
+        expect(page).to_have_url(f"{live_server.url}/runs/")
+        expect(page.locator("#quota-meter")).to_have_text("0 / 100 runs today")
+        for label, path, empty_state in SIDEBAR:
+            page.locator("nav.sidebar").get_by_role("link", name=label, exact=True).click()
+            expect(page).to_have_url(f"{live_server.url}{path}")
+            expect(page.locator("h1")).to_have_text(label)
+            expect(page.get_by_text(empty_state)).to_be_visible()
+            expect(page.locator('nav.sidebar a[aria-current="page"]')).to_have_text(label)
+            screenshot(page, f"section-{label.lower()}")
+
+    def test_htmx_is_loaded_from_the_app(self, page: Page, live_server: LiveServer, alice: User) -> None:
+        page.goto(f"{live_server.url}/login/")
+        page.get_by_label("Username").fill("alice")
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+
+        expect(page).to_have_url(f"{live_server.url}/scenarios/")
+        version = page.wait_for_function("() => window.htmx && window.htmx.version").json_value()
+        assert version.startswith("2.")
+
+    def test_a_wrong_password_is_explained(self, page: Page, live_server: LiveServer, alice: User) -> None:
+        page.goto(f"{live_server.url}/login/")
+        page.get_by_label("Username").fill("alice")
+        page.get_by_label("Password").fill("wrong")
+        page.get_by_role("button", name="Log in").click()
+
+        expect(page.get_by_role("alert")).to_contain_text("Please enter a correct username and password")
+        screenshot(page, "login-error")

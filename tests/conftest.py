@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from evalhub.celery import app as celery_app
+from tests.base import PROJECT_DIR, PYTHON, child_env, make_alice, make_bob, make_charlie
+
+# Each test session sends its tasks to a queue of its own, so a worker left running by `make run`
+# on the same broker never steals them, and two sessions never see each other's tasks.
+TEST_QUEUE = f"evalhub-test-{uuid.uuid4().hex[:8]}"
+celery_app.conf.task_default_queue = TEST_QUEUE
+
+
+@pytest.fixture
+def alice(db: None) -> User:
+    return make_alice()
+
+
+@pytest.fixture
+def bob(db: None) -> User:
+    return make_bob()
+
+
+@pytest.fixture
+def charlie(db: None) -> User:
+    return make_charlie()
+
+
+@pytest.fixture
+def alice_client(alice: User) -> Client:
+    client = Client()
+    client.force_login(alice)
+    return client
+
+
+@pytest.fixture
+def bob_client(bob: User) -> Client:
+    client = Client()
+    client.force_login(bob)
+    return client
+
+
+@pytest.fixture
+def worker(transactional_db: None, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A real Celery worker process on the configured broker and the test database."""
+    log_path = tmp_path / "worker.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [
+                PYTHON,
+                "-m",
+                "celery",
+                "-A",
+                "evalhub",
+                "worker",
+                "--pool=solo",
+                "--without-mingle",
+                "--without-gossip",
+                "--loglevel=INFO",
+                "-Q",
+                TEST_QUEUE,
+                "-n",
+                f"{TEST_QUEUE}@%h",
+            ],
+            cwd=PROJECT_DIR,
+            env=child_env(EVALHUB_CELERY_QUEUE=TEST_QUEUE),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        if os.environ.get("CI"):
+            print(f"--- worker log ---\n{log_path.read_text(errors='replace')[-4000:]}")

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import urllib.request
+
+import pytest
+
+from tests.base import PROJECT_DIR, PYTHON, child_env, free_port, wait_until
+
+
+def health(port: int) -> dict[str, object] | None:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
+            return json.load(response)  # type: ignore[no-any-return]
+    except OSError:
+        return None
+
+
+@pytest.mark.worker
+class ServeTests:
+    def test_it_starts_the_web_app_and_a_worker_and_ctrl_c_stops_both(self, transactional_db: None) -> None:
+        port = free_port()
+        process = subprocess.Popen(
+            [PYTHON, "manage.py", "serve", "--addr", f"127.0.0.1:{port}", "--concurrency", "1"],
+            cwd=PROJECT_DIR,
+            env=child_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            report = wait_until(lambda: health(port), timeout=60, what="the web app to answer /health")
+            assert report["status"] == "ok"
+            children = subprocess.run(
+                ["pgrep", "-g", str(process.pid), "-f", "runserver|celery"], capture_output=True, text=True
+            ).stdout.split()
+            assert len(children) >= 2
+
+            # Ctrl-C in a terminal reaches the whole foreground process group.
+            os.killpg(process.pid, signal.SIGINT)
+            output, _ = process.communicate(timeout=30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+
+        assert "press Ctrl-C to stop" in output
+        assert "Stopping the web app and the worker" in output
+        leftovers = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout.split()
+        assert leftovers == []
+        assert process.returncode in (0, -signal.SIGINT)

@@ -1,0 +1,64 @@
+"""Production settings, checked in child processes because settings are read once per process."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.base import PROJECT_DIR, PYTHON
+
+
+def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PYTHON, "manage.py", *args], cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def production_env(tmp_path: Path) -> dict[str, str]:
+    return {
+        "PATH": "/usr/bin:/bin",
+        "SECRET_KEY": "a-production-secret-key-that-is-long-and-random-0123456789-abcdefghijklmnopq",
+        "ALLOWED_HOSTS": "evalhub.example.com",
+        "EVALHUB_VAR_DIR": str(tmp_path),
+    }
+
+
+class ProductionSettingsTests:
+    def test_check_deploy_reports_no_warnings(self, tmp_path: Path) -> None:
+        result = manage("check", "--deploy", "--fail-level", "WARNING", env=production_env(tmp_path))
+
+        assert result.returncode == 0, result.stderr
+        assert "System check identified no issues (0 silenced)." in result.stdout
+
+    def test_a_missing_secret_key_stops_start_up_with_a_clear_message(self, tmp_path: Path) -> None:
+        env = production_env(tmp_path)
+        del env["SECRET_KEY"]
+
+        result = manage("check", env=env)
+
+        assert result.returncode != 0
+        assert "SECRET_KEY is not set" in result.stderr
+
+    def test_a_bad_quota_value_names_the_variable(self, tmp_path: Path) -> None:
+        result = manage("check", env={**production_env(tmp_path), "EVALHUB_DAILY_RUN_QUOTA": "lots"})
+
+        assert result.returncode != 0
+        assert "EVALHUB_DAILY_RUN_QUOTA must be a whole number, got 'lots'" in result.stderr
+
+    def test_static_files_are_served_by_the_app_in_production(self, tmp_path: Path) -> None:
+        env = production_env(tmp_path)
+        assert manage("collectstatic", "--noinput", "-v0", env=env).returncode == 0
+        fetch = (
+            "from django.templatetags.static import static; from django.test import Client; "
+            "url = static('vendor/htmx/htmx.min.js'); "
+            "r = Client().get(url, secure=True, HTTP_HOST='evalhub.example.com'); "
+            "print(url, r.status_code, b''.join(r.streaming_content)[:40])"
+        )
+
+        result = manage("shell", "-v0", "-c", fetch, env=env)
+
+        assert result.returncode == 0, result.stderr
+        url, status, body = result.stdout.strip().splitlines()[-1].split(" ", 2)
+        assert url.startswith("/static/vendor/htmx/htmx.min.") and url != "/static/vendor/htmx/htmx.min.js"
+        assert status == "200"
+        assert "htmx" in body
