@@ -11,8 +11,10 @@ from evalhub.models import WorkerHeartbeat
 
 
 @pytest.fixture
-def unreachable_broker() -> Iterator[None]:
-    # A real connection attempt to a port nothing listens on.
+def unreachable_broker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    # A real connection attempt to a port nothing listens on. Celery reads CELERY_BROKER_URL from the
+    # environment before its own configuration, so both are pointed there.
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:1/0")
     original = celery_app.conf.broker_url
     celery_app.conf.broker_url = "redis://127.0.0.1:1/0"
     try:
