@@ -1,4 +1,5 @@
-# Load the Celery app whenever Django starts so that `shared_task` binds to it.
-from evalhub.celery import app as celery_app
+"""EvalHub: evaluate how well LLM agents use MCP servers.
 
-__all__ = ("celery_app",)
+The Celery app is loaded in EvalhubConfig.ready(), not here, so that `python -m evalhub.demo_server` and other
+light entry points start without importing Celery and Django settings.
+"""

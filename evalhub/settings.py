@@ -200,3 +200,6 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # Product limits.
 EVALHUB_DAILY_RUN_QUOTA = env_int("EVALHUB_DAILY_RUN_QUOTA", 100)
+# Key for secrets stored in the database; derived from SECRET_KEY when unset (then rotating SECRET_KEY means
+# re-entering stored tokens and API keys).
+EVALHUB_SECRETS_KEY = env_str("EVALHUB_SECRETS_KEY")

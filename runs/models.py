@@ -1,6 +1,14 @@
 from __future__ import annotations
 
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings as django_settings
 from django.db import models
+from django.utils import timezone
+
+from evalhub.models import McpServer, Provider, Scenario, ToolSnapshot
 
 
 class DailyRunQuota(models.Model):
@@ -15,3 +23,133 @@ class DailyRunQuota(models.Model):
 
     def __str__(self) -> str:
         return f"{self.day}: {self.used} runs"
+
+
+class Run(models.Model):
+    """One execution of a scenario: everything the agent did, what it cost, and how it scored."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        ERROR = "error", "Error"
+        CANCELLED = "cancelled", "Cancelled"
+
+    class StopReason(models.TextChoices):
+        COMPLETED = "completed", "Completed"
+        MAX_TURNS = "max_turns", "Max turns reached"
+        MAX_TOOL_CALLS = "max_tool_calls", "Max tool calls reached"
+        TIME_LIMIT = "time_limit", "Time limit reached"
+        ERROR = "error", "Error"
+        CANCELLED = "cancelled", "Cancelled"
+
+    FINISHED = (Status.DONE, Status.ERROR, Status.CANCELLED)
+    # What the Runs list reads: everything but the heavy JSON of transcripts and tool results.
+    LIST_FIELDS = (
+        "id",
+        "scenario__id",
+        "scenario__name",
+        "status",
+        "model",
+        "tool_names",
+        "cost_usd",
+        "duration_ms",
+        "created_at",
+        "started_at",
+        "score",
+        "passed",
+        "settings",
+    )
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    stop_reason = models.CharField(max_length=20, choices=StopReason.choices, blank=True)
+    # What the run ran with, copied at start so later edits of the scenario, server or provider don't rewrite history.
+    provider = models.ForeignKey(Provider, null=True, on_delete=models.SET_NULL, related_name="runs")
+    model = models.CharField(max_length=200, db_index=True)
+    server = models.ForeignKey(McpServer, null=True, on_delete=models.SET_NULL, related_name="runs")
+    tool_snapshot = models.ForeignKey(ToolSnapshot, null=True, blank=True, on_delete=models.SET_NULL)
+    tools_hash = models.CharField(max_length=64, blank=True)
+    settings = models.JSONField(default=dict, help_text="Prompt, system prompt, budgets and threshold used.")
+    started_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=255, blank=True)
+    cancel_requested = models.BooleanField(default=False)
+
+    # The record, in the reference's shapes: TranscriptData and EvalToolCall[].
+    transcript = models.JSONField(default=dict)
+    tool_calls = models.JSONField(default=list)
+    all_tool_calls = models.JSONField(default=list)
+    # Names of the tools called, in order: what the Runs list shows without loading whole transcripts.
+    tool_names = models.JSONField(default=list)
+    final_text = models.TextField(blank=True)
+    model_calls = models.JSONField(default=list, help_text="Tokens, cost and latency of each model call.")
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cached_tokens = models.PositiveIntegerField(default=0)
+    # None when any call's price is unknown: the total is then unknown too, never a guess.
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    error = models.JSONField(null=True, blank=True, help_text='{"step": ..., "kind": ..., "message": ...}')
+
+    score = models.FloatField(null=True, blank=True, db_index=True)
+    passed = models.BooleanField(null=True, blank=True, db_index=True)
+    score_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["scenario", "-created_at"]), models.Index(fields=["-created_at", "-id"])]
+
+    def __str__(self) -> str:
+        return f"Run {self.pk} of {self.scenario_id}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in self.FINISHED
+
+    @property
+    def threshold(self) -> float:
+        return float(self.settings.get("pass_threshold", 0.7))
+
+    def heartbeat_is_stale(self, *, after: timedelta) -> bool:
+        return self.heartbeat_at is None or timezone.now() - self.heartbeat_at > after
+
+    def record_model_call(self, call: dict[str, Any]) -> None:
+        """Add one model call's tokens and cost to the run's totals."""
+        self.model_calls = [*self.model_calls, call]
+        self.input_tokens += call["input_tokens"]
+        self.output_tokens += call["output_tokens"]
+        self.cached_tokens += call["cached_tokens"]
+        costs = [c["cost_usd"] for c in self.model_calls]
+        # One unknown price makes the total unknown: never a partial sum shown as the cost.
+        self.cost_usd = None if None in costs else sum((Decimal(c) for c in costs), Decimal(0))
+
+
+class ScoreResult(models.Model):
+    """One scorer's verdict on one run. Re-scoring adds results and marks the older ones not current."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="score_results")
+    scorer_name = models.CharField(max_length=200)
+    scorer_kind = models.CharField(max_length=20)  # "default", "code" or "judge"
+    scorer_version = models.PositiveIntegerField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    passed = models.BooleanField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+    label = models.CharField(max_length=100, blank=True)
+    console = models.JSONField(default=list, blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    # "ok", "errored" (counts as 0) or "skipped" (left out of the mean, e.g. a judge with no judge model).
+    outcome = models.CharField(max_length=10, default="ok")
+    is_current = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.scorer_name}: {self.score}"

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
+from django.db.models import F
 from django.utils import timezone
 
 from runs.models import DailyRunQuota
@@ -42,3 +43,33 @@ def quota_status(now: datetime | None = None) -> QuotaStatus:
         limit=settings.EVALHUB_DAILY_RUN_QUOTA,
         resets_at=next_reset(now),
     )
+
+
+class QuotaExceeded(Exception):
+    """A run was refused because today's quota is used up; the message says when it resets."""
+
+    def __init__(self, status: QuotaStatus, now: datetime | None = None) -> None:
+        self.status = status
+        super().__init__(
+            f"Daily quota of {status.limit} runs reached; it resets at 00:00 UTC "
+            f"(in {_countdown(status.resets_at - (now or timezone.now()))})."
+        )
+
+
+def _countdown(left: timedelta) -> str:
+    minutes = max(int(left.total_seconds() // 60), 1)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
+
+
+def reserve_run(now: datetime | None = None) -> None:
+    """Take one run from today's quota or raise QuotaExceeded.
+
+    One conditional UPDATE (`used = used + 1 WHERE used < quota`), so concurrent requests on PostgreSQL can never
+    admit more runs than the quota, whatever their interleaving.
+    """
+    day = utc_today(now)
+    limit = settings.EVALHUB_DAILY_RUN_QUOTA
+    DailyRunQuota.objects.get_or_create(day=day)
+    if not DailyRunQuota.objects.filter(day=day, used__lt=limit).update(used=F("used") + 1):
+        raise QuotaExceeded(quota_status(now), now)

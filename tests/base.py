@@ -14,7 +14,12 @@ from urllib.parse import quote
 from django.contrib.auth.models import User
 from django.db import connection
 
+from evalhub.models import McpServer, Provider, Scenario
+from evalhub.models.providers import offline_provider
+from tests.providers.scripted_server import API_KEY as SCRIPTED_API_KEY
+
 PROJECT_DIR = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
 PASSWORD = "correct-horse-battery-staple"
 
 
@@ -71,4 +76,37 @@ def child_env(**extra: str) -> dict[str, str]:
     return env
 
 
-PYTHON = sys.executable
+def make_demo_server(**overrides: Any) -> McpServer:
+    """The bundled demo MCP server over stdio: a real process every time it is connected to."""
+    fields: dict[str, Any] = {
+        "name": "Demo travel server",
+        "transport": McpServer.Transport.STDIO,
+        "command": PYTHON,
+        "args": ["-m", "evalhub.demo_server"],
+        "cwd": str(PROJECT_DIR),
+        **overrides,
+    }
+    return McpServer.objects.create(**fields)
+
+
+def make_scripted_provider(base_url: str, **overrides: Any) -> Provider:
+    """A provider pointing at a scripted OpenAI-compatible endpoint (tests/providers/scripted_server.py)."""
+    provider = Provider(name="Scripted", base_url=base_url, model_names=["gpt-4o"], timeout=10.0, **overrides)
+    provider.set_secrets(api_key=SCRIPTED_API_KEY, headers={})
+    provider.save()
+    return provider
+
+
+def make_scenario(server: McpServer, *, provider: Provider | None = None, **overrides: Any) -> Scenario:
+    """A scenario against `server`, on the offline model unless another provider is given."""
+    provider = provider or offline_provider()
+    fields: dict[str, Any] = {
+        "name": "Weather in Paris",
+        "prompt": "What's the weather at latitude 48.85, longitude 2.35?",
+        "server": server,
+        "provider": provider,
+        "model": provider.model_names[0],
+        "expected_tools": ["get_weather"],
+        **overrides,
+    }
+    return Scenario.objects.create(**fields)

@@ -20,6 +20,19 @@ TEST_QUEUE = f"evalhub-test-{uuid.uuid4().hex[:8]}"
 celery_app.conf.task_default_queue = TEST_QUEUE
 
 
+@pytest.fixture(scope="session", autouse=True)
+def purge_test_queue() -> Iterator[None]:
+    """Runs started by tests without a worker leave messages behind; drop them with the session's queue."""
+    yield
+    with celery_app.connection_for_write() as conn:
+        channel = conn.default_channel
+        try:
+            channel.queue_purge(TEST_QUEUE)
+            channel.queue_delete(TEST_QUEUE)
+        except Exception:
+            pass
+
+
 @pytest.fixture
 def alice(db: None) -> User:
     return make_alice()

@@ -1,5 +1,8 @@
 """The core domain every app shares. One module per concept; import models from here."""
 
+from evalhub.models.providers import Provider
+from evalhub.models.scenarios import Scenario, Tag
+from evalhub.models.servers import McpServer, ToolSnapshot
 from evalhub.models.workers import WorkerHeartbeat
 
-__all__ = ["WorkerHeartbeat"]
+__all__ = ["McpServer", "Provider", "Scenario", "Tag", "ToolSnapshot", "WorkerHeartbeat"]

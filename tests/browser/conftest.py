@@ -23,18 +23,21 @@ CHROMIUM_ARGS = [
 ]
 SCREENSHOTS = Path(settings.VAR_DIR) / "screenshots"
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make are still synchronous.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """Per module, not per session: Playwright's sync API keeps an event loop running in this thread, which
+    the other tests (asyncio.run, anyio.run) must not find there."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM}: `make test` installs Debian's chromium package.")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    # With that loop running, Django refuses synchronous ORM calls; the tests' own calls are synchronous.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            yield browser
+            browser.close()
+    finally:
+        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
 
 
 @pytest.fixture

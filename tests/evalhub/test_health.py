@@ -14,8 +14,8 @@ from evalhub.models import WorkerHeartbeat
 def unreachable_broker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     # A real connection attempt to a port nothing listens on. Celery reads CELERY_BROKER_URL from the
     # environment before its own configuration, so both are pointed there.
-    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:1/0")
     original = celery_app.conf.broker_url
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:1/0")
     celery_app.conf.broker_url = "redis://127.0.0.1:1/0"
     try:
         yield

@@ -6,7 +6,7 @@ import pytest
 from django.test import override_settings
 
 from runs.models import DailyRunQuota
-from runs.quota import next_reset, quota_status, utc_today
+from runs.quota import QuotaExceeded, next_reset, quota_status, reserve_run, utc_today
 
 
 @pytest.mark.django_db
@@ -29,3 +29,28 @@ class QuotaStatusTests:
     def test_it_resets_at_the_next_midnight_utc(self) -> None:
         assert next_reset(datetime(2026, 3, 1, 21, 48, tzinfo=UTC)) == datetime(2026, 3, 2, tzinfo=UTC)
         assert next_reset(datetime(2026, 12, 31, 0, 0, tzinfo=UTC)) == datetime(2027, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.django_db
+class ReserveRunTests:
+    @override_settings(EVALHUB_DAILY_RUN_QUOTA=2)
+    def test_it_admits_runs_up_to_the_quota_then_refuses_with_the_reset_time(self) -> None:
+        now = datetime(2026, 3, 1, 20, 48, tzinfo=UTC)
+        reserve_run(now)
+        reserve_run(now)
+
+        with pytest.raises(QuotaExceeded) as refused:
+            reserve_run(now)
+
+        assert str(refused.value) == "Daily quota of 2 runs reached; it resets at 00:00 UTC (in 3 h 12 min)."
+        assert DailyRunQuota.objects.get(day=utc_today(now)).used == 2
+
+    @override_settings(EVALHUB_DAILY_RUN_QUOTA=1)
+    def test_the_quota_resets_at_midnight_utc(self) -> None:
+        reserve_run(datetime(2026, 3, 1, 23, 59, 59, tzinfo=UTC))
+        with pytest.raises(QuotaExceeded):
+            reserve_run(datetime(2026, 3, 1, 23, 59, 59, tzinfo=UTC))
+
+        reserve_run(datetime(2026, 3, 2, 0, 0, 0, tzinfo=UTC))
+
+        assert quota_status(datetime(2026, 3, 2, 0, 1, tzinfo=UTC)).used == 1

@@ -14,11 +14,6 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def scenario_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "evalhub/scenario_list.html", {"section": "scenarios"})
-
-
-@require_GET
 def server_list(request: HttpRequest) -> HttpResponse:
     return render(request, "evalhub/server_list.html", {"section": "servers"})
 

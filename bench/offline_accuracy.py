@@ -1,0 +1,73 @@
+"""How well the offline model does on its prompt table, and how fast one call is through the openai SDK.
+
+    .venv/bin/python bench/offline_accuracy.py
+
+Reads tests/providers/fixtures/offline_prompts.json; prints correct tools, correct arguments, correct
+refusals, multi-step runs and known limitations (counts and percentages), then the median latency of one
+offline chat call.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from evalhub.providers import OFFLINE_MODEL, ProviderClient, offline_config
+from tests.providers.offline_table import Outcome, evaluate, load_table, load_toolsets
+
+LATENCY_CALLS = 200
+
+
+def share(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({part / whole:.0%})" if whole else "0/0"
+
+
+def count(outcomes: list[Outcome], attribute: str) -> int:
+    return sum(bool(getattr(o, attribute)) for o in outcomes)
+
+
+def median_latency_ms() -> float:
+    tools = load_toolsets()["all"]
+    messages = [{"role": "user", "content": "Book a flight from Paris to Rome on 2025-06-01 for 2 passengers"}]
+    timings = []
+    with ProviderClient(offline_config()) as client:
+        client.chat(messages=messages, model=OFFLINE_MODEL, tools=tools)  # warm up imports and the client
+        for _ in range(LATENCY_CALLS):
+            started = time.perf_counter()
+            client.chat(messages=messages, model=OFFLINE_MODEL, tools=tools)
+            timings.append((time.perf_counter() - started) * 1000)
+    return statistics.median(timings)
+
+
+def main() -> None:
+    table = load_table()
+    rows = evaluate(table["rows"])
+    multi = evaluate(table["multi_step"])
+    limits = evaluate(table["known_limitations"])
+    calls = rows.of_kind("call")
+    refusals = rows.of_kind("refusal", "no_tool")
+
+    print(f"offline model accuracy on {len(rows.outcomes)} single-turn prompts + {len(multi.outcomes)} multi-step")
+    print(f"  correct tool:        {share(count(calls, 'tool_ok'), len(calls))}")
+    print(f"  correct arguments:   {share(count(calls, 'arguments_ok'), len(calls))}")
+    print(f"  correct refusals:    {share(count(refusals, 'ok'), len(refusals))}  (no call; missing fields named)")
+    print(f"  multi-step runs:     {share(count(multi.outcomes, 'ok'), len(multi.outcomes))}")
+    table_outcomes = rows.outcomes + multi.outcomes
+    print(f"  whole table:         {share(count(table_outcomes, 'ok'), len(table_outcomes))}")
+    print(f"  known limitations:   {share(count(limits.outcomes, 'ok'), len(limits.outcomes))} handled")
+    every = rows.outcomes + multi.outcomes + limits.outcomes
+    print(f"  table + limitations: {share(count(every, 'ok'), len(every))}")
+    for outcome in rows.failures + multi.failures:
+        print(f"    FAILED {outcome.id}: {outcome.got}")
+    for row, outcome in zip(table["known_limitations"], limits.outcomes, strict=True):
+        print(f"    limitation {row['id']}: {row['why']}")
+        print(f"      got {outcome.got}")
+    print(f"median latency of one offline chat call through the openai SDK: {median_latency_ms():.2f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""How to reach one MCP server: the transport, its command or URL, credentials and timeouts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+from urllib.parse import urlsplit
+
+Transport = Literal["stdio", "http", "sse"]
+ProtocolMode = Literal["auto", "legacy"]
+
+TRANSPORTS: tuple[Transport, ...] = ("stdio", "http", "sse")
+
+# Headers whose values are credentials whether or not the caller marked them secret.
+ALWAYS_SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key"})
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Everything needed to open one connection. Values are already resolved (secrets decrypted by the caller).
+
+    stdio: `command` and `args` are run directly, never through a shell; `env` is added to a small allowlisted
+    environment (see `environment.ENV_ALLOWLIST`). http/sse: `url`, extra `headers` and an optional
+    `bearer_token` sent as `Authorization: Bearer <token>`.
+
+    `connect_timeout` bounds process start / TCP connect plus the MCP handshake; `request_timeout` bounds each
+    request after that. `protocol_mode="auto"` is the SDK default (probe 2026 `server/discover`, fall back to
+    `initialize`); "legacy" sends `initialize` only, for old servers that never answer unknown methods.
+    """
+
+    transport: Transport
+    command: str = ""
+    args: list[str] = field(default_factory=list)
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    bearer_token: str | None = None
+    connect_timeout: float = 30.0
+    request_timeout: float = 60.0
+    secret_env_keys: frozenset[str] = frozenset()
+    secret_header_keys: frozenset[str] = frozenset()
+    protocol_mode: ProtocolMode = "auto"
+
+    def problems(self) -> list[str]:
+        """Human-readable reasons this config cannot be used; empty when it is fine."""
+        found: list[str] = []
+        if self.transport not in TRANSPORTS:
+            found.append(f"Unknown transport {self.transport!r}; use one of {', '.join(TRANSPORTS)}.")
+        elif self.transport == "stdio":
+            if not self.command.strip():
+                found.append("A stdio server needs a command to run.")
+            if not isinstance(self.args, list) or not all(isinstance(arg, str) for arg in self.args):
+                found.append("Arguments must be a list of strings (they are never passed through a shell).")
+        else:
+            parts = urlsplit(self.url)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                found.append("The URL must start with http:// or https:// and name a host.")
+        if self.protocol_mode not in ("auto", "legacy"):
+            found.append(f"Unknown protocol mode {self.protocol_mode!r}; use 'auto' or 'legacy'.")
+        for name, value in (("connect", self.connect_timeout), ("request", self.request_timeout)):
+            if not value > 0:
+                found.append(f"The {name} timeout must be a positive number of seconds.")
+        return found
+
+    def http_headers(self) -> dict[str, str]:
+        """The headers sent with every HTTP request: the configured ones plus the bearer token."""
+        headers = dict(self.headers)
+        if self.bearer_token:
+            headers["Authorization"] = f"Bearer {self.bearer_token}"
+        return headers
+
+    def secrets(self) -> set[str]:
+        """Every configured value that must never appear in messages, logs or stored output."""
+        found: set[str] = set()
+        if self.bearer_token:
+            found.add(self.bearer_token)
+        secret_headers = {key.lower() for key in self.secret_header_keys} | ALWAYS_SECRET_HEADERS
+        for key, value in self.headers.items():
+            if key.lower() in secret_headers and value:
+                found.add(value)
+                # "Bearer abc" typed into a header: the bare token is the secret too.
+                scheme, _, credential = value.partition(" ")
+                if credential and scheme.lower() in ("bearer", "basic", "token"):
+                    found.add(credential)
+        for key in self.secret_env_keys:
+            if self.env.get(key):
+                found.add(self.env[key])
+        password = urlsplit(self.url).password if self.url else None
+        if password:
+            found.add(password)
+        return found

@@ -1,0 +1,60 @@
+"""Services of the core app: work across models that views and the API share."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction
+from django.utils import timezone
+
+from evalhub.mcpclient.errors import McpConnectionError
+from evalhub.mcpclient.inspection import Inspection, inspect_server
+from evalhub.models import McpServer, Scenario
+from evalhub.vault import SecretUnavailable
+
+
+def _copy_name(name: str) -> str:
+    candidate = f"Copy of {name}"[:200]
+    n = 2
+    while Scenario.objects.filter(name=candidate).exists():
+        candidate = f"Copy {n} of {name}"[:200]
+        n += 1
+    return candidate
+
+
+def scenario_duplicate(*, scenario: Scenario, user: AbstractBaseUser | AnonymousUser) -> Scenario:
+    tags = list(scenario.tags.all())
+    with transaction.atomic():
+        copy = Scenario.objects.get(pk=scenario.pk)
+        copy.pk = None
+        copy.name = _copy_name(scenario.name)
+        copy.created_by = user if user.is_authenticated else None  # type: ignore[assignment]
+        copy.save()
+        copy.tags.set(tags)
+    return copy
+
+
+def server_inspect(*, server: McpServer) -> Inspection:
+    """Connect and list everything the server offers; keep its tools as a snapshot.
+
+    A failure is stored on the server too (so the Servers page can show it) and re-raised for the caller.
+    """
+    now = timezone.now()
+    try:
+        inspection = inspect_server(server.to_config())
+    except (McpConnectionError, SecretUnavailable) as exc:
+        server.last_error = {
+            "kind": str(getattr(exc, "kind", "secret_unavailable")),
+            "message": getattr(exc, "message", str(exc)),
+            "stderr_tail": getattr(exc, "stderr_tail", ""),
+            "at": now.isoformat(),
+        }
+        server.save(update_fields=["last_error"])
+        raise
+    server.record_tools([dict(tool) for tool in inspection.tools])
+    details = inspection.to_dict()
+    del details["tools"]  # kept in the ToolSnapshot
+    server.last_inspection = details
+    server.last_inspected_at = now
+    server.last_error = None
+    server.save(update_fields=["last_inspection", "last_inspected_at", "last_error"])
+    return inspection

@@ -1,0 +1,54 @@
+"""Formatting shared by every page: scores, money, durations, JSON."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def score(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+@register.filter
+def usd(value: Decimal | str | None) -> str:
+    """Cost in USD; "unknown" when the price is unknown (never a made-up number)."""
+    if value is None:
+        return "unknown"
+    amount = Decimal(value)
+    if amount == 0:
+        return "$0"
+    return f"${amount:.4f}" if amount < 1 else f"${amount:,.2f}"
+
+
+@register.filter
+def duration(ms: int | float | None) -> str:
+    if ms is None:
+        return "—"
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    seconds = ms / 1000
+    return f"{seconds:.1f} s" if seconds < 60 else f"{int(seconds // 60)} min {int(seconds % 60)} s"
+
+
+@register.filter
+def pretty_json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+@register.filter
+def preview(value: Any, length: int = 120) -> str:
+    """A one-line preview of a tool result: its text content, else its JSON."""
+    if isinstance(value, dict) and isinstance(value.get("content"), list):
+        texts = [block.get("text", "") for block in value["content"] if isinstance(block, dict)]
+        text = " ".join(t for t in texts if t) or json.dumps(value.get("structuredContent"), default=str)
+    else:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= length else text[: length - 1] + "…"

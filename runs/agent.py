@@ -1,0 +1,102 @@
+"""The agent loop: the model talks, the MCP server's tools answer, until the model stops or a budget does.
+
+This is the "act" step of a run (see runs/pipeline.py). Other strategies (one model turn, a direct tool call)
+can sit beside it with the same inputs: an open MCP connection, a provider client and a Recorder.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from evalhub.mcpclient.connection import Connection
+from evalhub.providers.client import ProviderClient
+from evalhub.providers.results import ToolCall
+from runs.models import Run
+from runs.recorder import Recorder
+from runs.tool_results import as_model_content, check_output_schema
+
+
+@dataclass(frozen=True)
+class AgentTask:
+    model: str
+    prompt: str
+    system_prompt: str
+    max_turns: int
+    max_tool_calls: int
+
+
+def openai_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """An MCP tool as an OpenAI function tool."""
+    function: dict[str, Any] = {"name": tool["name"], "parameters": tool.get("inputSchema") or {"type": "object"}}
+    if tool.get("description"):
+        function["description"] = tool["description"]
+    return {"type": "function", "function": function}
+
+
+async def run_agent(
+    *, task: AgentTask, tools: list[dict[str, Any]], conn: Connection, client: ProviderClient, recorder: Recorder
+) -> str:
+    """Drive the conversation and return the stop reason. Provider and MCP errors propagate to the pipeline."""
+    by_name = {tool["name"]: tool for tool in tools}
+    offered = [openai_tool(tool) for tool in tools]
+    messages: list[dict[str, Any]] = []
+    if task.system_prompt:
+        messages.append({"role": "system", "content": task.system_prompt})
+    messages.append({"role": "user", "content": task.prompt})
+    calls_made = 0
+
+    for _turn in range(task.max_turns):
+        if await anyio.to_thread.run_sync(recorder.cancel_requested):
+            return Run.StopReason.CANCELLED
+        result = await anyio.to_thread.run_sync(
+            lambda: client.chat(messages=messages, model=task.model, tools=offered or None),
+            abandon_on_cancel=True,
+        )
+        await anyio.to_thread.run_sync(recorder.model_answered, result)
+        if not result.tool_calls:
+            await anyio.to_thread.run_sync(recorder.answered, result.text)
+            return Run.StopReason.COMPLETED
+        messages.append(result.message)
+        for call in result.tool_calls:
+            if calls_made >= task.max_tool_calls:
+                return Run.StopReason.MAX_TOOL_CALLS
+            calls_made += 1
+            record = await _call_tool(call, by_name.get(call.name), conn)
+            await anyio.to_thread.run_sync(recorder.tool_called, record)
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": as_model_content(record["result"])})
+    return Run.StopReason.MAX_TURNS
+
+
+async def _call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connection) -> dict[str, Any]:
+    """Execute one tool call and return its EvalToolCall record."""
+    timestamp = int(time.time() * 1000)
+    started = time.perf_counter()
+    if call.arguments is None:
+        # The model's own mistake: answer it as a real MCP client would, with an error result it can read.
+        result: dict[str, Any] = {
+            "content": [{"type": "text", "text": f"Invalid arguments: not a JSON object ({call.arguments_error})."}],
+            "isError": True,
+        }
+    elif tool is None:
+        result = {"content": [{"type": "text", "text": f"Unknown tool {call.name!r}."}], "isError": True}
+    else:
+        result = dict(await conn.call_tool(call.name, call.arguments))
+    record: dict[str, Any] = {
+        "toolName": call.name,
+        "args": call.arguments if call.arguments is not None else {},
+        "result": result,
+        "timestamp": timestamp,
+        "durationMs": round((time.perf_counter() - started) * 1000),
+        "isError": bool(result.get("isError")),
+        "nestedCalls": [],
+    }
+    if call.arguments is None:
+        record["rawArguments"] = call.raw_arguments
+    validation = check_output_schema(tool, result)
+    if validation is not None:
+        record["schemaValidation"] = validation
+    return record

@@ -1,0 +1,124 @@
+"""A run's steps, in order: claim → connect → act → record → score. The worker's task calls `execute_run`.
+
+Each step is separate so new ways of acting (one model turn, a direct tool call, repeated trials) plug in as
+new act strategies without touching connecting, recording or scoring.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import anyio
+from django.db import close_old_connections
+from django.utils import timezone
+
+from evalhub.mcpclient.connection import connect
+from evalhub.mcpclient.errors import McpConnectionError
+from evalhub.providers.client import ProviderClient
+from evalhub.providers.errors import ProviderError
+from evalhub.vault import SecretUnavailable
+from runs import heartbeat
+from runs.agent import AgentTask, run_agent
+from runs.models import Run
+from runs.recorder import Recorder
+from runs.scoring import score_run
+
+logger = logging.getLogger(__name__)
+
+
+class StepFailed(Exception):
+    def __init__(self, step: str, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.step, self.kind, self.message = step, kind, message
+
+
+def claim(run_id: int, *, worker: str) -> Run | None:
+    """Move the run from queued to running atomically; a duplicate or late delivery gets None and does nothing."""
+    now = timezone.now()
+    claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
+        status=Run.Status.RUNNING, started_at=now, heartbeat_at=now, worker=worker
+    )
+    return Run.objects.select_related("scenario", "server", "provider").get(pk=run_id) if claimed else None
+
+
+def execute_run(run_id: int, *, worker: str) -> None:
+    run = claim(run_id, worker=worker)
+    if run is None:
+        logger.info("Run %s was not queued any more (duplicate delivery or cancelled); skipping.", run_id)
+        return
+    recorder = Recorder(run)
+    started = time.perf_counter()
+    try:
+        with heartbeat.beating(run.pk):
+            stop_reason = anyio.run(_connect_and_act, run, recorder)
+    except StepFailed as failure:
+        _finish(run, started, stop_reason=Run.StopReason.ERROR, error=failure)
+        return
+    except Exception as exc:
+        # A bug of ours must still end the run with what it recorded, not leave it "running".
+        logger.exception("Run %s failed unexpectedly", run_id)
+        _finish(run, started, stop_reason=Run.StopReason.ERROR, error=StepFailed("worker", "internal", repr(exc)))
+        return
+    _finish(run, started, stop_reason=stop_reason, error=None)
+
+
+async def _connect_and_act(run: Run, recorder: Recorder) -> str:
+    if run.server is None or run.provider is None:
+        raise StepFailed("connect", "deleted", "The run's server or provider was deleted before it started.")
+    try:
+        server_config = run.server.to_config()
+        provider_config = run.provider.to_config()
+    except SecretUnavailable as exc:
+        raise StepFailed("connect", "secret_unavailable", str(exc)) from None
+    task = AgentTask(
+        model=run.model,
+        prompt=run.settings["prompt"],
+        system_prompt=run.settings.get("system_prompt", ""),
+        max_turns=run.settings["max_turns"],
+        max_tool_calls=run.settings["max_tool_calls"],
+    )
+    step = "connect"
+    try:
+        with anyio.fail_after(run.settings["time_limit_seconds"]):
+            async with connect(server_config) as conn:
+                step = "list tools"
+                tools = [dict(tool) for tool in await conn.list_tools()]
+                await anyio.to_thread.run_sync(_record_snapshot, run, tools)
+                step = "agent"
+                with ProviderClient(provider_config) as client:
+                    return await run_agent(task=task, tools=tools, conn=conn, client=client, recorder=recorder)
+    except TimeoutError:
+        return Run.StopReason.TIME_LIMIT
+    except McpConnectionError as exc:
+        raise StepFailed(step, str(exc.kind), exc.message) from None
+    except ProviderError as exc:
+        raise StepFailed(f"model call {len(recorder.steps) + 1}", str(exc.kind), exc.message) from None
+
+
+def _record_snapshot(run: Run, tools: list[dict[str, Any]]) -> None:
+    assert run.server is not None
+    snapshot = run.server.record_tools(tools)
+    run.tool_snapshot = snapshot
+    run.tools_hash = snapshot.tools_hash
+    run.save(update_fields=["tool_snapshot", "tools_hash"])
+
+
+def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | None) -> None:
+    close_old_connections()
+    run.refresh_from_db(fields=["cancel_requested"])
+    run.stop_reason = stop_reason
+    run.finished_at = timezone.now()
+    run.duration_ms = round((time.perf_counter() - started) * 1000)
+    if error is not None:
+        run.status = Run.Status.ERROR
+        run.error = {"step": error.step, "kind": error.kind, "message": error.message}
+        run.passed = False
+    elif stop_reason == Run.StopReason.CANCELLED:
+        run.status = Run.Status.CANCELLED
+    else:
+        run.status = Run.Status.DONE
+    run.save(update_fields=["status", "stop_reason", "finished_at", "duration_ms", "error", "passed"])
+    if run.status == Run.Status.DONE:
+        score_run(run)

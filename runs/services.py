@@ -1,0 +1,84 @@
+"""Starting, cancelling and reaping runs. HTML views, the API and the CLI all go through these."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction
+from django.utils import timezone
+
+from evalhub.models import Scenario
+from runs.models import Run
+from runs.quota import QuotaExceeded, reserve_run
+from runs.tasks import execute_run
+
+
+def run_start(*, scenario: Scenario, user: AbstractBaseUser | AnonymousUser | None, model: str = "") -> Run:
+    """Reserve quota, create the queued run and queue its task once the transaction commits."""
+    with transaction.atomic():
+        reserve_run()
+        snapshot = scenario.server.latest_snapshot()
+        run = Run.objects.create(
+            scenario=scenario,
+            provider=scenario.provider,
+            model=model or scenario.model,
+            server=scenario.server,
+            tool_snapshot=snapshot,
+            tools_hash=snapshot.tools_hash if snapshot else "",
+            started_by=user if isinstance(user, get_user_model()) else None,
+            settings={
+                "prompt": scenario.prompt,
+                "system_prompt": scenario.system_prompt,
+                "max_turns": scenario.max_turns,
+                "max_tool_calls": scenario.max_tool_calls,
+                "time_limit_seconds": scenario.time_limit_seconds,
+                "expected_tools": scenario.expected_tools,
+                "expected": scenario.expected,
+                "pass_threshold": scenario.pass_threshold,
+            },
+            transcript={"prompt": scenario.prompt, "steps": []},
+        )
+        # Only the id travels: the worker reads everything else from the database.
+        transaction.on_commit(lambda: execute_run.delay(run.pk))
+    return run
+
+
+@dataclass
+class BulkStart:
+    queued: list[Run] = field(default_factory=list)
+    refused: int = 0
+    refusal: str = ""
+
+    def summary(self) -> str:
+        text = f"Queued {len(self.queued)} run{'s' if len(self.queued) != 1 else ''}."
+        if self.refused:
+            text += f" Refused {self.refused}: {self.refusal}"
+        return text
+
+
+def runs_start_many(*, scenarios: Iterable[Scenario], user: AbstractBaseUser | AnonymousUser | None) -> BulkStart:
+    """Start each scenario while quota lasts; report how many were queued and how many refused."""
+    result = BulkStart()
+    for scenario in scenarios:
+        try:
+            result.queued.append(run_start(scenario=scenario, user=user))
+        except QuotaExceeded as exc:
+            result.refused += 1
+            result.refusal = str(exc)
+    return result
+
+
+def run_cancel(*, run: Run) -> Run:
+    """A queued run is cancelled at once; a running one stops at its next step boundary, keeping its transcript."""
+    now = timezone.now()
+    if Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(
+        status=Run.Status.CANCELLED, stop_reason=Run.StopReason.CANCELLED, finished_at=now, cancel_requested=True
+    ):
+        run.refresh_from_db()
+        return run
+    Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(cancel_requested=True)
+    run.refresh_from_db()
+    return run

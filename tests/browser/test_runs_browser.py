@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect
+from pytest_django.live_server_helper import LiveServer
+
+from tests.base import PASSWORD, make_demo_server
+from tests.browser.conftest import screenshot
+
+
+def log_in(page: Page, live_server: LiveServer) -> None:
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("Username").fill("alice")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+
+
+@pytest.mark.browser
+@pytest.mark.worker
+class RunScenarioBrowserTests:
+    def test_create_a_scenario_run_it_and_watch_it_finish_without_reloading(
+        self, page: Page, live_server: LiveServer, alice: User, worker: subprocess.Popen[bytes]
+    ) -> None:
+        server = make_demo_server()
+        log_in(page, live_server)
+
+        page.goto(f"{live_server.url}/scenarios/")
+        page.get_by_role("link", name="New scenario").click()
+        page.get_by_label("Name").fill("Patience")
+        page.get_by_label("Server").select_option(str(server.pk))
+        # The offline agent picks the demo server's `wait` tool, so the run is visibly in progress for 2 s.
+        page.get_by_label("Input prompt").fill("Please wait 2 seconds.")
+        page.get_by_label("Expected tools").fill("wait")
+        page.get_by_label("Tags").fill("slow")
+        screenshot(page, "scenario-form")
+        page.get_by_role("button", name="Create scenario").click()
+        expect(page.locator("h1")).to_have_text("Patience")
+
+        page.get_by_role("link", name="Scenarios", exact=True).click()
+        page.get_by_label("Select Patience").check()
+        page.get_by_role("button", name="Run selected").click()
+        expect(page).to_have_url(f"{live_server.url}/runs/")
+        page.evaluate("window.__notReloaded = true")
+        row = page.locator("#runs-table tbody tr").first
+        assert row.get_attribute("data-status") in ("queued", "running")
+        screenshot(page, "runs-in-progress")
+
+        expect(row).to_have_attribute("data-status", "done", timeout=30_000)
+        expect(row.locator(".badge-pass")).to_have_text("pass 1.00")
+        assert page.evaluate("window.__notReloaded") is True
+        expect(page.locator("#quota-meter")).to_contain_text("1 / 100 runs today")
+        screenshot(page, "runs-done")
+
+        row.get_by_role("link").first.click()
+        expect(page.locator(".turn-user")).to_contain_text("Please wait 2 seconds.")
+        expect(page.locator(".turn-tool").first).to_contain_text("wait")
+        expect(page.locator(".turn-final")).to_be_visible()
+        page.locator(".turn-result summary").first.click()
+        expect(page.locator(".turn-result pre").first).to_be_visible()
+        screenshot(page, "run-detail")

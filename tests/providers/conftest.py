@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from evalhub.providers import ProviderConfig, RetryPolicy
+from tests.providers.scripted_server import API_KEY, ScriptedServer
+
+# Short waits so that retry tests take fractions of a second; bounds are still real.
+FAST_RETRY = RetryPolicy(max_attempts=3, max_total_seconds=10, base_delay=0.01, max_delay=0.05)
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    scripted = ScriptedServer()
+    yield scripted
+    scripted.close()
+
+
+@pytest.fixture
+def config(server: ScriptedServer) -> ProviderConfig:
+    return ProviderConfig(
+        name="Scripted",
+        base_url=server.base_url,
+        api_key=API_KEY,
+        extra_headers={"X-Title": "EvalHub", "HTTP-Referer": "https://evalhub.example"},
+        timeout=5,
+        retry=FAST_RETRY,
+    )

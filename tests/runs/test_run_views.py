@@ -1,0 +1,166 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from evalhub.models import Scenario, Tag
+from runs.models import Run
+from tests.base import make_demo_server, make_scenario
+
+
+@pytest.fixture
+def scenario(db: None) -> Scenario:
+    return make_scenario(make_demo_server())
+
+
+def make_run(scenario: Scenario, **fields: object) -> Run:
+    defaults: dict[str, object] = {
+        "model": "evalhub-offline",
+        "status": "done",
+        "score": 1.0,
+        "passed": True,
+        "started_at": timezone.now(),
+    }
+    return Run.objects.create(scenario=scenario, **{**defaults, **fields})
+
+
+@pytest.mark.django_db
+class RunListTests:
+    def test_it_lists_runs_newest_first_with_their_tools_and_cost(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        make_run(scenario, score=0.5, passed=False)
+        newest = make_run(scenario, tool_names=["get_weather", "search_flights"])
+
+        html = alice_client.get("/runs/").content.decode()
+
+        assert html.index(f'id="run-{newest.pk}"') < html.index("fail 0.50")
+        assert "get_weather → search_flights" in html
+        assert "unknown" in html  # cost_usd None
+
+    def test_filters_narrow_the_list(self, alice_client: Client, scenario: Scenario) -> None:
+        other = make_scenario(scenario.server, name="Other")
+        other.tags.add(Tag.objects.create(name="smoke"))
+        passed = make_run(scenario)
+        failed = make_run(other, score=0.0, passed=False, model="gpt-4o")
+        old = make_run(scenario)
+        Run.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=3))
+
+        def ids(query: str) -> list[int]:
+            return [run.pk for run in alice_client.get(f"/runs/?{query}").context["page"]]
+
+        assert ids("passed=no") == [failed.pk]
+        assert ids(f"scenario={scenario.pk}") == [passed.pk, old.pk]
+        assert ids("model=gpt-4o") == [failed.pk]
+        assert ids("tag=smoke") == [failed.pk]
+        assert ids(f"date_from={(timezone.now() - timedelta(days=1)).date()}") == [failed.pk, passed.pk]
+        assert ids("status=queued") == []
+        assert ids("date_from=not-a-date") == [failed.pk, passed.pk, old.pk]
+
+    def test_htmx_polling_gets_only_the_table_and_polls_while_runs_are_active(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        make_run(scenario, status="running", score=None, passed=None)
+
+        response = alice_client.get("/runs/", HTTP_HX_REQUEST="true")
+
+        html = response.content.decode()
+        assert html.lstrip().startswith('<div id="runs-table"')
+        assert "<html" not in html
+        assert 'hx-trigger="every 2s"' in html
+
+    def test_no_polling_when_every_run_has_finished(self, alice_client: Client, scenario: Scenario) -> None:
+        make_run(scenario)
+        assert "hx-trigger" not in alice_client.get("/runs/").content.decode()
+
+    def test_a_page_costs_a_constant_number_of_queries(self, alice_client: Client, scenario: Scenario) -> None:
+        make_run(scenario)
+        with CaptureQueriesContext(connection) as few:
+            alice_client.get("/runs/")
+        for _ in range(30):
+            make_run(make_scenario(scenario.server, name=f"S{_}"))
+        with CaptureQueriesContext(connection) as many:
+            alice_client.get("/runs/")
+
+        assert len(many) == len(few)
+
+    def test_it_requires_login(self, client: Client) -> None:
+        assert client.get("/runs/").status_code == 302
+
+
+@pytest.mark.django_db
+class RunDetailTests:
+    def test_it_shows_the_record(self, alice_client: Client, scenario: Scenario) -> None:
+        run = make_run(
+            scenario,
+            transcript={
+                "prompt": "Weather?",
+                "steps": [
+                    {
+                        "text": "",
+                        "finishReason": "tool_calls",
+                        "toolCalls": [{"toolName": "get_weather", "args": {"latitude": 1}}],
+                        "toolResults": [
+                            {"toolName": "get_weather", "result": {"content": [{"type": "text", "text": "Sunny"}]}}
+                        ],
+                    }
+                ],
+                "finalText": "It is sunny.",
+            },
+            all_tool_calls=[
+                {
+                    "toolName": "get_weather",
+                    "args": {"latitude": 1},
+                    "result": {"content": [{"type": "text", "text": "Sunny"}]},
+                    "timestamp": 1,
+                    "durationMs": 12,
+                    "isError": False,
+                    "nestedCalls": [],
+                    "schemaValidation": {"valid": False, "message": "structuredContent at (root): bad"},
+                }
+            ],
+            stop_reason="completed",
+        )
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        assert "It is sunny." in html and "Weather?" in html
+        assert "schema invalid" in html and "structuredContent at (root): bad" in html
+        assert "hx-trigger" not in html
+
+    def test_a_running_run_polls_and_offers_cancel(self, alice_client: Client, scenario: Scenario) -> None:
+        run = make_run(scenario, status="running", score=None, passed=None, heartbeat_at=timezone.now())
+
+        response = alice_client.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true")
+
+        html = response.content.decode()
+        assert html.lstrip().startswith('<div id="run-body"') and 'hx-trigger="every 1s"' in html
+        assert f'action="/runs/{run.pk}/cancel/"' in html
+
+    def test_an_error_names_its_step(self, alice_client: Client, scenario: Scenario) -> None:
+        run = make_run(
+            scenario,
+            status="error",
+            error={"step": "connect", "kind": "command_not_found", "message": "No such command."},
+        )
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        assert "Failed at step “connect”" in html and "No such command." in html
+
+    def test_cancel_is_a_post(self, alice_client: Client, scenario: Scenario) -> None:
+        run = make_run(scenario, status="queued", score=None, passed=None)
+
+        assert alice_client.get(f"/runs/{run.pk}/cancel/").status_code == 405
+        alice_client.post(f"/runs/{run.pk}/cancel/")
+
+        run.refresh_from_db()
+        assert run.status == "cancelled"
+
+    def test_an_unknown_run_is_404(self, alice_client: Client) -> None:
+        assert alice_client.get("/runs/999999/").status_code == 404
