@@ -133,6 +133,7 @@ class ScoreResult(models.Model):
     """One scorer's verdict on one run. Re-scoring adds results and marks the older ones not current."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="score_results")
+    scorer = models.ForeignKey("scorers.Scorer", null=True, blank=True, on_delete=models.SET_NULL)
     scorer_name = models.CharField(max_length=200)
     scorer_kind = models.CharField(max_length=20)  # "default", "code" or "judge"
     scorer_version = models.PositiveIntegerField(null=True, blank=True)

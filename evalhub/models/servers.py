@@ -30,6 +30,10 @@ class McpServer(models.Model):
     headers = models.JSONField(default=dict, blank=True)
     # Bearer token, secret headers and secret env vars, sealed together (see evalhub.vault); never shown again.
     sealed_secrets = models.TextField(blank=True, editable=False)
+    # "legacy" skips the SDK's 2026 protocol probe, for old servers that never answer unknown requests.
+    protocol_mode = models.CharField(
+        max_length=10, choices=[("auto", "Automatic"), ("legacy", "Legacy handshake only")], default="auto"
+    )
     connect_timeout = models.FloatField(default=30.0)
     request_timeout = models.FloatField(default=60.0)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -104,6 +108,7 @@ class McpServer(models.Model):
             bearer_token=token,
             connect_timeout=self.connect_timeout,
             request_timeout=self.request_timeout,
+            protocol_mode=self.protocol_mode,  # type: ignore[arg-type]
             secret_env_keys=frozenset(secret_env),
             secret_header_keys=frozenset(secret_headers),
         )

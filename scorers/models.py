@@ -1,0 +1,57 @@
+"""Scorers: JavaScript code scorers and label-based LLM judges. Editing one creates a new version."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from evalhub.models import Provider, Scenario
+
+
+class Scorer(models.Model):
+    class Kind(models.TextChoices):
+        CODE = "code", "Code scorer (JavaScript)"
+        JUDGE = "judge", "LLM judge"
+
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.CODE)
+    # The current version's content; every saved change is also kept as a ScorerVersion.
+    version = models.PositiveIntegerField(default=1)
+    code = models.TextField(blank=True, help_text="async ({ input, expected, output }) => number in 0..1")
+    system_prompt = models.TextField(blank=True)
+    labels = models.TextField(blank=True, help_text="One per line: LABEL|score, e.g. GOOD|1")
+    judge_provider = models.ForeignKey(Provider, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    judge_model = models.CharField(max_length=200, blank=True)
+    scenarios = models.ManyToManyField(Scenario, blank=True, related_name="scorers")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ScorerVersion(models.Model):
+    """A scorer as it was at one version; run results point at the version that scored them."""
+
+    scorer = models.ForeignKey(Scorer, on_delete=models.CASCADE, related_name="versions")
+    version = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=Scorer.Kind.choices)
+    code = models.TextField(blank=True)
+    system_prompt = models.TextField(blank=True)
+    labels = models.TextField(blank=True)
+    judge_provider = models.ForeignKey(Provider, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    judge_model = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["scorer", "-version"]
+        constraints = [models.UniqueConstraint(fields=["scorer", "version"], name="unique_scorer_version")]
+
+    def __str__(self) -> str:
+        return f"{self.scorer.name} v{self.version}"
