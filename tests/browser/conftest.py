@@ -23,6 +23,7 @@ CHROMIUM_ARGS = [
 ]
 SCREENSHOTS = Path(settings.VAR_DIR) / "screenshots"
 
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     """Per module, not per session: Playwright's sync API keeps an event loop running in this thread, which
