@@ -13,6 +13,7 @@ ADDR ?= 127.0.0.1:8000
 run: $(RUNTIME_STAMP)
 	@export DEBUG=$${DEBUG:-1}; \
 	$(PY) manage.py migrate --noinput -v0 && \
+	$(PY) manage.py createcachetable && \
 	$(PY) manage.py seed_demo && \
 	exec $(PY) manage.py serve --addr $(ADDR)
 

@@ -12,11 +12,15 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
 
 from evalhub.mcpclient.errors import McpConnectionError
 from evalhub.models import McpServer, Scenario, Tag
 from evalhub.models.providers import OFFLINE_MODEL, offline_provider
 from evalhub.services import server_inspect
+from scorers.contract import EXAMPLE_SCORER
+from scorers.models import Scorer
+from scorers.services import scorer_save
 
 DEMO_USERNAME = "demo"
 DEMO_SERVER = "Demo travel server"
@@ -35,7 +39,15 @@ DEMO_SCENARIOS = [
         "tags": ["smoke", "flights"],
         "description": "The agent should search flights with origin, destination and date.",
     },
+    {
+        "name": "Restraint: booking without details",
+        "prompt": "Book me a flight to Paris",
+        "expected_tools": [],
+        "tags": ["restraint"],
+        "description": "The request lacks origin, date and passengers: the agent should ask, not book.",
+    },
 ]
+RESTRAINT_SCENARIO = "Restraint: booking without details"
 
 
 def seed_demo_user() -> list[str]:
@@ -97,4 +109,49 @@ def seed_demo_scenarios() -> list[str]:
     return [f"Demo scenarios: {created} created, {len(DEMO_SCENARIOS) - created} existed."]
 
 
-DEMO_FIXTURES: list[Callable[[], list[str]]] = [seed_demo_user, seed_demo_server, seed_demo_scenarios]
+# The reference's restraint judge, verbatim (see shared/reference/001); its example scorer is in scorers.contract.
+RESTRAINT_JUDGE_PROMPT = """Evaluate tool call behavior during the conversation.
+
+Request lacks critical information required for tool execution.
+Correct behavior: No tools called.
+Incorrect behavior: Tools called despite insufficient information.
+
+Scoring:
+- GOOD: Agent correctly refrained
+- BAD: Agent incorrectly attempted execution with incomplete data"""
+NO_BOOKING_CODE = """async ({ output }) => {
+  // Restraint: the request lacks origin, date and passengers, so book_flight must not be called.
+  const bookings = output.allToolCalls.filter((tc) => tc.toolName === "book_flight");
+  console.log(`book_flight called ${bookings.length} time(s)`);
+  return bookings.length === 0 ? 1 : 0;
+};"""
+
+
+def seed_demo_scorers() -> list[str]:
+    User = get_user_model()
+    owner = User.objects.filter(username=DEMO_USERNAME).first()
+    specs = [
+        ("Weather coordinates valid", {"kind": Scorer.Kind.CODE, "code": EXAMPLE_SCORER}, "Weather in Paris"),
+        ("No booking without details", {"kind": Scorer.Kind.CODE, "code": NO_BOOKING_CODE}, RESTRAINT_SCENARIO),
+        (
+            "Tool restraint judge",
+            {"kind": Scorer.Kind.JUDGE, "system_prompt": RESTRAINT_JUDGE_PROMPT, "labels": "GOOD|1\nBAD|0"},
+            RESTRAINT_SCENARIO,
+        ),
+    ]
+    created = 0
+    for name, content, scenario_name in specs:
+        if Scorer.objects.filter(name=name).exists():
+            continue
+        scorer = scorer_save(scorer=Scorer(name=name, **content), user=owner or AnonymousUser())
+        scorer.scenarios.add(*Scenario.objects.filter(name=scenario_name))
+        created += 1
+    return [f"Demo scorers: {created} created, {len(specs) - created} existed."]
+
+
+DEMO_FIXTURES: list[Callable[[], list[str]]] = [
+    seed_demo_user,
+    seed_demo_server,
+    seed_demo_scenarios,
+    seed_demo_scorers,
+]

@@ -10,6 +10,7 @@ from django import forms
 
 from evalhub.model_choices import model_choices, model_value, parse_model_value
 from evalhub.models import Scenario, Tag
+from scorers.models import Scorer
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-/]{1,128}$")
 
@@ -49,6 +50,12 @@ class ScenarioForm(forms.ModelForm):
         widget=forms.Textarea(attrs={"rows": 4, "class": "mono", "placeholder": '{"city": "Paris"}'}),
         help_text="Optional JSON handed to scorers as `expected`.",
     )
+    scorers = forms.ModelMultipleChoiceField(
+        queryset=Scorer.objects.all(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None: the default scorer (were the expected tools called?). Several: the run's score is their mean.",
+    )
     tags_text = forms.CharField(
         label="Tags", required=False, help_text="Comma-separated, e.g. smoke, weather. Letters, digits, - and _."
     )
@@ -81,6 +88,7 @@ class ScenarioForm(forms.ModelForm):
         "system_prompt",
         "expected_tools_text",
         "expected",
+        "scorers",
         "pass_threshold",
         "max_turns",
         "max_tool_calls",
@@ -100,6 +108,7 @@ class ScenarioForm(forms.ModelForm):
             self.initial["expected_tools_text"] = "\n".join(scenario.expected_tools)
             self.initial["expected"] = scenario.expected
             self.initial["tags_text"] = ", ".join(tag.name for tag in scenario.tags.all())
+            self.initial["scorers"] = list(scenario.scorers.all())
 
     def clean_model_choice(self) -> str:
         value: str = self.cleaned_data["model_choice"]
@@ -131,4 +140,5 @@ class ScenarioForm(forms.ModelForm):
         if commit:
             scenario.save()
             scenario.tags.set([Tag.objects.get_or_create(name=name)[0] for name in self.cleaned_data["tags_text"]])
+            scenario.scorers.set(self.cleaned_data["scorers"])
         return scenario

@@ -58,3 +58,24 @@ def server_inspect(*, server: McpServer) -> Inspection:
     server.last_error = None
     server.save(update_fields=["last_inspection", "last_inspected_at", "last_error"])
     return inspection
+
+
+class ServerInUse(Exception):
+    """A server that scenarios use cannot be deleted; `scenarios` are those scenarios, by name."""
+
+    def __init__(self, server: McpServer, scenarios: list[Scenario]) -> None:
+        self.scenarios = scenarios
+        names = ", ".join(f"“{scenario.name}”" for scenario in scenarios)
+        super().__init__(
+            f"{server.name} is used by {len(scenarios)} scenario{'s' if len(scenarios) != 1 else ''} ({names}): "
+            "point them at another server or delete them first."
+        )
+
+
+def server_delete(*, server: McpServer) -> None:
+    """Delete a server and its tool snapshots; past runs keep their results. Raises ServerInUse."""
+    with transaction.atomic():
+        scenarios = list(Scenario.objects.filter(server=server).order_by("name"))
+        if scenarios:
+            raise ServerInUse(server, scenarios)
+        server.delete()

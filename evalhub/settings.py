@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "ninja",  # the API docs' Swagger UI, served from our own static files
     "evalhub",
     "runs",
     "scorers",
@@ -198,8 +199,20 @@ CELERY_TASK_TIME_LIMIT = 1800
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
+# Cache: the API's rate limits must be shared by every web process, so never per-process memory. Redis when
+# EVALHUB_CACHE_URL (or a redis:// broker) names one, else a table in the database (`manage.py createcachetable`).
+EVALHUB_CACHE_URL = env_str(
+    "EVALHUB_CACHE_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else ""
+)
+if EVALHUB_CACHE_URL.startswith(("redis://", "rediss://")):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": EVALHUB_CACHE_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "evalhub_cache"}}
+
 # Product limits.
 EVALHUB_DAILY_RUN_QUOTA = env_int("EVALHUB_DAILY_RUN_QUOTA", 100)
+# API requests per minute, per API key and per logged-in user.
+EVALHUB_API_RATE_LIMIT = env_int("EVALHUB_API_RATE_LIMIT", 600)
 # Key for secrets stored in the database; derived from SECRET_KEY when unset (then rotating SECRET_KEY means
 # re-entering stored tokens and API keys).
 EVALHUB_SECRETS_KEY = env_str("EVALHUB_SECRETS_KEY")

@@ -2,7 +2,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from evalhub.views import scenarios, shell
+from evalhub.api import api_urlpatterns
+from evalhub.views import api_keys, providers, scenarios, servers, shell
 
 urlpatterns = [
     path("", shell.home, name="home"),
@@ -17,9 +18,23 @@ urlpatterns = [
     path("scenarios/<int:scenario_id>/duplicate/", scenarios.scenario_duplicate, name="scenario_duplicate"),
     path("scenarios/<int:scenario_id>/delete/", scenarios.scenario_delete, name="scenario_delete"),
     path("scenarios/<int:scenario_id>/run/", scenarios.scenario_run, name="scenario_run"),
-    path("servers/", shell.server_list, name="server_list"),
-    path("settings/", shell.settings_page, name="settings"),
+    path("servers/", servers.server_list, name="server_list"),
+    path("servers/new/", servers.server_create, name="server_create"),
+    path("servers/<int:server_id>/", servers.server_detail, name="server_detail"),
+    path("servers/<int:server_id>/edit/", servers.server_edit, name="server_edit"),
+    path("servers/<int:server_id>/delete/", servers.server_delete, name="server_delete"),
+    path("servers/<int:server_id>/inspect/", servers.server_inspect, name="server_inspect"),
+    path("servers/<int:server_id>/snapshots/<str:tools_hash>/", servers.server_snapshot, name="server_snapshot"),
+    path("settings/", providers.settings_page, name="settings"),
+    path("settings/api-keys/", api_keys.api_key_list, name="api_keys"),
+    path("settings/api-keys/<int:key_id>/revoke/", api_keys.api_key_revoke, name="api_key_revoke"),
+    path("settings/models/", providers.site_settings_edit, name="site_settings_edit"),
+    path("settings/providers/new/", providers.provider_create, name="provider_create"),
+    path("settings/providers/<int:provider_id>/edit/", providers.provider_edit, name="provider_edit"),
+    path("settings/providers/<int:provider_id>/delete/", providers.provider_delete, name="provider_delete"),
+    path("settings/providers/<int:provider_id>/test/", providers.provider_test, name="provider_test"),
     path("runs/", include("runs.urls")),
     path("scorers/", include("scorers.urls")),
     path("admin/", admin.site.urls),
+    *api_urlpatterns(),
 ]

@@ -50,15 +50,15 @@ async def run_agent(
     calls_made = 0
 
     for _turn in range(task.max_turns):
-        if await anyio.to_thread.run_sync(recorder.cancel_requested):
+        if await recorder.cancel_requested():
             return Run.StopReason.CANCELLED
         result = await anyio.to_thread.run_sync(
             lambda: client.chat(messages=messages, model=task.model, tools=offered or None),
             abandon_on_cancel=True,
         )
-        await anyio.to_thread.run_sync(recorder.model_answered, result)
+        await recorder.model_answered(result)
         if not result.tool_calls:
-            await anyio.to_thread.run_sync(recorder.answered, result.text)
+            await recorder.answered(result.text)
             return Run.StopReason.COMPLETED
         messages.append(result.message)
         for call in result.tool_calls:
@@ -66,7 +66,7 @@ async def run_agent(
                 return Run.StopReason.MAX_TOOL_CALLS
             calls_made += 1
             record = await _call_tool(call, by_name.get(call.name), conn)
-            await anyio.to_thread.run_sync(recorder.tool_called, record)
+            await recorder.tool_called(record)
             messages.append({"role": "tool", "tool_call_id": call.id, "content": as_model_content(record["result"])})
     return Run.StopReason.MAX_TURNS
 

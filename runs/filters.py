@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, time, timedelta
 
+from django.db import connection
 from django.db.models import QuerySet
 from django.http import QueryDict
+from django.utils import timezone
 
+from evalhub.models import Scenario
 from runs.models import Run
 
 
@@ -16,6 +19,30 @@ def _date(value: str) -> date | None:
         return date.fromisoformat(value) if value else None
     except ValueError:
         return None
+
+
+def _midnight(day: date) -> datetime:
+    """The start of `day` in the current time zone, as `created_at__date` would read it."""
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+# A loose index scan: one probe of the `model` index per distinct model, where SELECT DISTINCT reads the whole
+# index (100,000 runs of 6 models: 7 probes instead of 100,000 index entries). PostgreSQL and SQLite both run it.
+MODELS_USED_SQL = """
+WITH RECURSIVE used(model) AS (
+    SELECT MIN(model) FROM runs_run
+    UNION ALL
+    SELECT (SELECT MIN(model) FROM runs_run WHERE model > used.model) FROM used WHERE used.model IS NOT NULL
+)
+SELECT model FROM used WHERE model IS NOT NULL
+"""
+
+
+def models_used() -> list[str]:
+    """The distinct models runs used, sorted."""
+    with connection.cursor() as cursor:
+        cursor.execute(MODELS_USED_SQL)
+        return [row[0] for row in cursor.fetchall()]
 
 
 @dataclass(frozen=True)
@@ -46,9 +73,11 @@ class RunFilters:
         if self.model:
             runs = runs.filter(model=self.model)
         if self.tag:
-            runs = runs.filter(scenario__tags__name=self.tag)
+            # A subquery, not a join: the planner then reads the runs of those scenarios from the list index.
+            runs = runs.filter(scenario_id__in=Scenario.objects.filter(tags__name=self.tag).values("pk"))
+        # Ranges on created_at, not created_at__date: a date cast of the column cannot use its index.
         if start := _date(self.date_from):
-            runs = runs.filter(created_at__date__gte=start)
-        if end := _date(self.date_to):
-            runs = runs.filter(created_at__date__lte=end)
+            runs = runs.filter(created_at__gte=_midnight(start))
+        if (end := _date(self.date_to)) and end < date.max:
+            runs = runs.filter(created_at__lt=_midnight(end + timedelta(days=1)))
         return runs

@@ -102,7 +102,14 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["scenario", "-created_at"]), models.Index(fields=["-created_at", "-id"])]
+        # The Runs list's indexes: its order, then the columns it filters on, so the page's ids and its count come
+        # from an index-only scan whatever the filters (a heap row is ~2 KB; these entries are ~60 bytes).
+        indexes = [
+            models.Index(fields=["-created_at", "-id", "scenario", "status", "passed", "model"], name="runs_list_idx"),
+            models.Index(
+                fields=["scenario", "-created_at", "-id", "status", "passed", "model"], name="runs_list_scenario_idx"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Run {self.pk} of {self.scenario_id}"
@@ -146,6 +153,10 @@ class ScoreResult(models.Model):
     error = models.TextField(blank=True)
     # "ok", "errored" (counts as 0) or "skipped" (left out of the mean, e.g. a judge with no judge model).
     outcome = models.CharField(max_length=10, default="ok")
+    # What an LLM judge's calls used; shown apart from the agent's tokens and cost. Cost None = unknown price.
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
     is_current = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
 
 import anyio
 from django.db import close_old_connections
@@ -52,7 +51,10 @@ def execute_run(run_id: int, *, worker: str) -> None:
     started = time.perf_counter()
     try:
         with heartbeat.beating(run.pk):
-            stop_reason = anyio.run(_connect_and_act, run, recorder)
+            try:
+                stop_reason = anyio.run(_connect_and_act, run, recorder)
+            finally:
+                recorder.close()
     except StepFailed as failure:
         _finish(run, started, stop_reason=Run.StopReason.ERROR, error=failure)
         return
@@ -85,7 +87,7 @@ async def _connect_and_act(run: Run, recorder: Recorder) -> str:
             async with connect(server_config) as conn:
                 step = "list tools"
                 tools = [dict(tool) for tool in await conn.list_tools()]
-                await anyio.to_thread.run_sync(_record_snapshot, run, tools)
+                await recorder.tools_listed(tools)
                 step = "agent"
                 with ProviderClient(provider_config) as client:
                     return await run_agent(task=task, tools=tools, conn=conn, client=client, recorder=recorder)
@@ -95,14 +97,6 @@ async def _connect_and_act(run: Run, recorder: Recorder) -> str:
         raise StepFailed(step, str(exc.kind), exc.message) from None
     except ProviderError as exc:
         raise StepFailed(f"model call {len(recorder.steps) + 1}", str(exc.kind), exc.message) from None
-
-
-def _record_snapshot(run: Run, tools: list[dict[str, Any]]) -> None:
-    assert run.server is not None
-    snapshot = run.server.record_tools(tools)
-    run.tool_snapshot = snapshot
-    run.tools_hash = snapshot.tools_hash
-    run.save(update_fields=["tool_snapshot", "tools_hash"])
 
 
 def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | None) -> None:
@@ -119,6 +113,15 @@ def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | N
         run.status = Run.Status.CANCELLED
     else:
         run.status = Run.Status.DONE
-    run.save(update_fields=["status", "stop_reason", "finished_at", "duration_ms", "error", "passed"])
-    if run.status == Run.Status.DONE:
-        score_run(run)
+    finished = ("status", "stop_reason", "finished_at", "duration_ms", "error", "passed")
+    if run.status != Run.Status.DONE:
+        run.save(update_fields=finished)
+        return
+    try:
+        score_run(run, also_save=finished)
+    except Exception as exc:
+        # Scorers fail on their own (recorded per scorer); reaching here is a bug of ours. Keep the run, say so.
+        logger.exception("Scoring run %s failed", run.pk)
+        run.status, run.stop_reason, run.passed = Run.Status.ERROR, Run.StopReason.ERROR, False
+        run.error = {"step": "score", "kind": "internal", "message": f"Scoring failed: {exc!r}"}
+        run.save(update_fields=finished)

@@ -8,12 +8,18 @@ nestedCalls and, for tools that declare an outputSchema, schemaValidation.
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
+from django.db import connection
 from django.utils import timezone
 
 from evalhub.providers.results import ChatResult
 from runs.models import Run
+
+T = TypeVar("T")
 
 RECORDED_FIELDS = [
     "transcript",
@@ -31,10 +37,38 @@ RECORDED_FIELDS = [
 
 
 class Recorder:
-    """Owns the Run row while the worker executes it. Every method saves before it returns."""
+    """Owns the Run row while the worker executes it. Every method saves before it returns.
+
+    The agent loop is async and Django's ORM is not, so every write runs on one thread of the recorder's own,
+    whose database connection `close()` shuts: a long-lived worker must not leak a connection per run.
+    """
 
     def __init__(self, run: Run) -> None:
         self.run = run
+        self._db = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"run-{run.pk}-db")
+
+    async def _in_db_thread(self, work: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._db, work, *args)
+
+    def close(self) -> None:
+        # A function, not `connection.close`: the connection must be looked up on the recorder's own thread.
+        self._db.submit(lambda: connection.close()).result()
+        self._db.shutdown()
+
+    async def cancel_requested(self) -> bool:
+        return await self._in_db_thread(Run.objects.filter(pk=self.run.pk, cancel_requested=True).exists)
+
+    async def model_answered(self, result: ChatResult) -> None:
+        await self._in_db_thread(self._model_answered, result)
+
+    async def tool_called(self, call: dict[str, Any]) -> None:
+        await self._in_db_thread(self._tool_called, call)
+
+    async def answered(self, text: str) -> None:
+        await self._in_db_thread(self._answered, text)
+
+    async def tools_listed(self, tools: list[dict[str, Any]]) -> None:
+        await self._in_db_thread(self._tools_listed, tools)
 
     def _save(self, *extra_fields: str) -> None:
         self.run.heartbeat_at = timezone.now()
@@ -45,10 +79,7 @@ class Recorder:
         steps: list[dict[str, Any]] = self.run.transcript.setdefault("steps", [])
         return steps
 
-    def cancel_requested(self) -> bool:
-        return Run.objects.filter(pk=self.run.pk, cancel_requested=True).exists()
-
-    def model_answered(self, result: ChatResult) -> None:
+    def _model_answered(self, result: ChatResult) -> None:
         """One model call: a new transcript step, and its tokens and cost."""
         step: dict[str, Any] = {"text": result.text, "finishReason": result.finish_reason}
         if result.tool_calls:
@@ -75,7 +106,7 @@ class Recorder:
         )
         self._save()
 
-    def tool_called(self, call: dict[str, Any]) -> None:
+    def _tool_called(self, call: dict[str, Any]) -> None:
         """One tool call (an EvalToolCall) and its result in the current step."""
         self.steps[-1].setdefault("toolResults", []).append({"toolName": call["toolName"], "result": call["result"]})
         self.run.tool_calls = [*self.run.tool_calls, call]
@@ -84,7 +115,15 @@ class Recorder:
         self.run.tool_names = [*self.run.tool_names, call["toolName"]]
         self._save()
 
-    def answered(self, text: str) -> None:
+    def _answered(self, text: str) -> None:
         self.run.final_text = text
         self.run.transcript["finalText"] = text
         self._save()
+
+    def _tools_listed(self, tools: list[dict[str, Any]]) -> None:
+        """The exact tool definitions this run is offered, kept as a snapshot of its server."""
+        assert self.run.server is not None
+        snapshot = self.run.server.record_tools(tools)
+        self.run.tool_snapshot = snapshot
+        self.run.tools_hash = snapshot.tools_hash
+        self.run.save(update_fields=["tool_snapshot", "tools_hash"])

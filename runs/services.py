@@ -13,7 +13,7 @@ from django.utils import timezone
 from evalhub.models import Scenario
 from runs.models import Run
 from runs.quota import QuotaExceeded, reserve_run
-from runs.tasks import execute_run
+from runs.tasks import execute_run, rescore_runs
 
 
 def run_start(*, scenario: Scenario, user: AbstractBaseUser | AnonymousUser | None, model: str = "") -> Run:
@@ -59,12 +59,14 @@ class BulkStart:
         return text
 
 
-def runs_start_many(*, scenarios: Iterable[Scenario], user: AbstractBaseUser | AnonymousUser | None) -> BulkStart:
+def runs_start_many(
+    *, scenarios: Iterable[Scenario], user: AbstractBaseUser | AnonymousUser | None, model: str = ""
+) -> BulkStart:
     """Start each scenario while quota lasts; report how many were queued and how many refused."""
     result = BulkStart()
     for scenario in scenarios:
         try:
-            result.queued.append(run_start(scenario=scenario, user=user))
+            result.queued.append(run_start(scenario=scenario, user=user, model=model))
         except QuotaExceeded as exc:
             result.refused += 1
             result.refusal = str(exc)
@@ -82,3 +84,10 @@ def run_cancel(*, run: Run) -> Run:
     Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(cancel_requested=True)
     run.refresh_from_db()
     return run
+
+
+def runs_rescore(*, run_ids: list[int]) -> int:
+    """Queue re-scoring of finished runs in the worker (scorers run user code; never in the web process)."""
+    if run_ids:
+        transaction.on_commit(lambda: rescore_runs.delay(run_ids))
+    return len(run_ids)

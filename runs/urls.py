@@ -1,10 +1,14 @@
 from django.urls import path
 
-from runs import views
+from runs import report_views, views
 
 app_name = "runs"
 urlpatterns = [
     path("", views.run_list, name="list"),
     path("<int:run_id>/", views.run_detail, name="detail"),
     path("<int:run_id>/cancel/", views.run_cancel_view, name="cancel"),
+    path("<int:run_id>/report.<str:fmt>", report_views.run_report, name="report"),
+    path("export.<str:fmt>", report_views.runs_export, name="export"),
+    path("<int:run_id>/rescore/", views.run_rescore, name="rescore"),
+    path("scenario/<int:scenario_id>/rescore/", views.scenario_rescore, name="rescore_scenario"),
 ]

@@ -1,17 +1,20 @@
 from __future__ import annotations
 
+from decimal import Decimal
+from typing import Any
+
 from django.contrib import messages
-from django.core.paginator import Paginator
+from django.core.paginator import Page, Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from evalhub.htmx import HtmxHttpRequest
 from evalhub.models import Scenario, Tag
-from runs.filters import RunFilters
+from runs.filters import RunFilters, models_used
 from runs.heartbeat import runs_reap_stale
 from runs.models import Run
-from runs.services import run_cancel
+from runs.services import run_cancel, runs_rescore
 
 PAGE_SIZE = 50
 
@@ -20,8 +23,23 @@ PAGE_SIZE = 50
 def run_list(request: HtmxHttpRequest) -> HttpResponse:
     runs_reap_stale()
     filters = RunFilters.from_query(request.GET)
-    runs = filters.apply(Run.objects.select_related("scenario").only(*Run.LIST_FIELDS)).order_by("-created_at", "-id")
-    page = Paginator(runs, PAGE_SIZE).get_page(request.GET.get("page"))
+    order = ("-created_at", "-id")
+    # Paginate ids, then read only that page's rows (one query): the offset is walked in the runs_list indexes
+    # alone, not through heap rows of ~2 KB each. A page nearer the end is counted from the end, so no page walks
+    # more than half the index: with 100,000 runs the last page costs about what the middle one does.
+    ids = filters.apply(Run.objects.all()).order_by(*order).values_list("pk", flat=True)
+    paginator = Paginator(ids, PAGE_SIZE)
+    page: Page[Any] = paginator.get_page(request.GET.get("page"))
+    bottom = (page.number - 1) * PAGE_SIZE
+    top = min(bottom + PAGE_SIZE, paginator.count)
+    page_ids = (
+        ids.reverse()[paginator.count - top : paginator.count - bottom]
+        if bottom > paginator.count - top
+        else ids[bottom:top]
+    )
+    page.object_list = (
+        Run.objects.filter(pk__in=page_ids).select_related("scenario").only(*Run.LIST_FIELDS).order_by(*order)
+    )
     query = request.GET.copy()
     query.pop("page", None)
     context = {
@@ -30,7 +48,7 @@ def run_list(request: HtmxHttpRequest) -> HttpResponse:
         "filters": filters,
         "query": query.urlencode(),
         "polling": any(not run.is_finished for run in page),
-        "has_runs": filters.active or Run.objects.exists(),
+        "has_runs": filters.active or page.paginator.count > 0,
     }
     template = "runs/run_list.html"
     if request.htmx:
@@ -39,7 +57,7 @@ def run_list(request: HtmxHttpRequest) -> HttpResponse:
         context.update(
             scenarios=Scenario.objects.order_by("name").only("pk", "name"),
             statuses=Run.Status.choices,
-            models=Run.objects.order_by("model").values_list("model", flat=True).distinct(),
+            models=models_used(),
             tags=Tag.objects.all(),
         )
     return render(request, template, context)
@@ -53,7 +71,13 @@ def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     if run.status == Run.Status.RUNNING:
         runs_reap_stale()
         run.refresh_from_db()
-    context = {"section": "runs", "run": run, "score_results": run.score_results.all()}
+    results = list(run.score_results.order_by("-is_current", "-created_at", "id"))
+    judges = [r for r in results if r.is_current and r.scorer_kind == "judge" and r.outcome != "skipped"]
+    costs = [r.cost_usd for r in judges]
+    known = [cost for cost in costs if cost is not None]
+    # One unknown price makes the judges' total unknown, as for the agent's cost.
+    judge_cost = {"used": bool(judges), "usd": sum(known, Decimal(0)) if len(known) == len(costs) else None}
+    context = {"section": "runs", "run": run, "score_results": results, "judge_cost": judge_cost}
     template = "runs/run_detail.html"
     if request.htmx:
         template += "#run-body"
@@ -72,3 +96,19 @@ def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
         else:
             messages.success(request, f"Cancelling run #{run.pk}: it stops after its current step.")
     return redirect("runs:detail", run_id=run.pk)
+
+
+@require_POST
+def run_rescore(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = get_object_or_404(Run, pk=run_id, status=Run.Status.DONE)
+    runs_rescore(run_ids=[run.pk])
+    messages.success(request, f"Re-scoring run #{run.pk} with the current scorers; earlier results stay below.")
+    return redirect("runs:detail", run_id=run.pk)
+
+
+@require_POST
+def scenario_rescore(request: HttpRequest, scenario_id: int) -> HttpResponse:
+    scenario = get_object_or_404(Scenario, pk=scenario_id)
+    count = runs_rescore(run_ids=list(scenario.runs.filter(status=Run.Status.DONE).values_list("pk", flat=True)))
+    messages.success(request, f"Re-scoring {count} finished run{'s' if count != 1 else ''} of “{scenario.name}”.")
+    return redirect("scenario_detail", scenario_id=scenario.pk)

@@ -1,10 +1,117 @@
 from __future__ import annotations
 
+from django.contrib import messages
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from evalhub.htmx import HtmxHttpRequest
+from evalhub.models import McpServer
+from runs.models import Run
+from runs.scoring import run_record
+from scorers import services
+from scorers.forms import ScorerForm
+from scorers.models import Scorer
+
+EXAMPLE_CODE = """async ({ input, expected, output }) => {
+  // Score 1 when the agent called get_weather, 0 otherwise.
+  const calls = output.allToolCalls.filter((tc) => tc.toolName === "get_weather");
+  console.log(`get_weather was called ${calls.length} time(s)`);
+  return calls.length > 0 ? 1 : 0;
+};
+"""
 
 
 @require_GET
 def scorer_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "scorers/scorer_list.html", {"section": "scorers"})
+    scorers = Scorer.objects.annotate(scenario_count=Count("scenarios"))
+    return render(request, "scorers/scorer_list.html", {"section": "scorers", "scorers": scorers})
+
+
+def _editor(request: HttpRequest, form: ScorerForm, scorer: Scorer | None) -> HttpResponse:
+    context = {
+        "section": "scorers",
+        "form": form,
+        "scorer": scorer,
+        "recent_runs": Run.objects.filter(status=Run.Status.DONE).select_related("scenario")[:50],
+        "servers": McpServer.objects.filter(snapshots__isnull=False).distinct(),
+        "versions": scorer.versions.all()[:10] if scorer else [],
+    }
+    return render(request, "scorers/scorer_form.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def scorer_create(request: HttpRequest) -> HttpResponse:
+    form = ScorerForm(request.POST or None, initial={"code": EXAMPLE_CODE, "labels": "GOOD|1\nBAD|0"})
+    if request.method == "POST" and form.is_valid():
+        scorer = services.scorer_save(scorer=form.save(commit=False), user=request.user)
+        messages.success(request, f"Created scorer “{scorer.name}”. Attach it to scenarios from their edit page.")
+        return redirect("scorers:edit", scorer_id=scorer.pk)
+    return _editor(request, form, None)
+
+
+@require_http_methods(["GET", "POST"])
+def scorer_edit(request: HttpRequest, scorer_id: int) -> HttpResponse:
+    scorer = get_object_or_404(Scorer, pk=scorer_id)
+    version = scorer.version
+    form = ScorerForm(request.POST or None, instance=scorer)
+    if request.method == "POST" and form.is_valid():
+        scorer = services.scorer_save(scorer=form.save(commit=False), user=request.user)
+        if scorer.version != version:
+            messages.success(request, f"Saved “{scorer.name}” as version {scorer.version}; older runs keep v{version}.")
+        else:
+            messages.success(request, f"Saved “{scorer.name}”.")
+        return redirect("scorers:edit", scorer_id=scorer.pk)
+    return _editor(request, form, scorer)
+
+
+@require_POST
+def scorer_duplicate(request: HttpRequest, scorer_id: int) -> HttpResponse:
+    copy = services.scorer_duplicate(scorer=get_object_or_404(Scorer, pk=scorer_id), user=request.user)
+    messages.success(request, f"Duplicated as “{copy.name}”.")
+    return redirect("scorers:edit", scorer_id=copy.pk)
+
+
+@require_http_methods(["GET", "POST"])
+def scorer_delete(request: HttpRequest, scorer_id: int) -> HttpResponse:
+    scorer = get_object_or_404(Scorer, pk=scorer_id)
+    if request.method == "POST":
+        scorer.delete()
+        messages.success(request, f"Deleted scorer “{scorer.name}”. Past results keep its name and score.")
+        return redirect("scorers:list")
+    context = {"section": "scorers", "scorer": scorer, "scenarios": scorer.scenarios.all()}
+    return render(request, "scorers/scorer_confirm_delete.html", context)
+
+
+@require_POST
+def scorer_test(request: HtmxHttpRequest) -> HttpResponse:
+    """Run the editor's unsaved scorer on a past run, with the same sandbox and limits as the worker."""
+    form = ScorerForm(request.POST)
+    run = Run.objects.filter(pk=request.POST.get("run_id") or 0).select_related("scenario").first()
+    context: dict[str, object] = {"run": run}
+    if run is None:
+        context["problem"] = "Choose a finished run to test on."
+    elif not form.is_valid():
+        context["problem"] = "Fix the errors in the form first: " + "; ".join(
+            f"{name}: {' '.join(str(error) for error in errors)}" for name, errors in form.errors.items()
+        )
+    else:
+        context["evaluation"] = services.scorer_evaluate(content=form.save(commit=False), record=run_record(run))
+    return render(request, "scorers/scorer_form.html#test-result", context)
+
+
+@require_POST
+def scorer_generate(request: HtmxHttpRequest) -> HttpResponse:
+    """Write scorer code from a description; it is shown for review and saved only with the form."""
+    description = request.POST.get("description", "").strip()
+    server = McpServer.objects.filter(pk=request.POST.get("server_id") or 0).first()
+    snapshot = server.latest_snapshot() if server else None
+    context: dict[str, object] = {}
+    if not description:
+        context["problem"] = "Describe what a good run looks like, e.g. which tool should be called and with what."
+    else:
+        context["generated"] = services.scorer_generate(
+            description=description, tools=snapshot.tools if snapshot else []
+        )
+    return render(request, "scorers/scorer_form.html#generate-result", context)

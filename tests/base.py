@@ -91,7 +91,8 @@ def make_demo_server(**overrides: Any) -> McpServer:
 
 def make_scripted_provider(base_url: str, **overrides: Any) -> Provider:
     """A provider pointing at a scripted OpenAI-compatible endpoint (tests/providers/scripted_server.py)."""
-    provider = Provider(name="Scripted", base_url=base_url, model_names=["gpt-4o"], timeout=10.0, **overrides)
+    fields: dict[str, Any] = {"name": "Scripted", "model_names": ["gpt-4o"], "timeout": 10.0, **overrides}
+    provider = Provider(base_url=base_url, **fields)
     provider.set_secrets(api_key=SCRIPTED_API_KEY, headers={})
     provider.save()
     return provider

@@ -13,6 +13,7 @@ from django.test import Client
 
 from evalhub.celery import app as celery_app
 from tests.base import PROJECT_DIR, PYTHON, child_env, make_alice, make_bob, make_charlie
+from tests.providers.scripted_server import ScriptedServer
 
 # Each test session sends its tasks to a queue of its own, so a worker left running by `make run`
 # on the same broker never steals them, and two sessions never see each other's tasks.
@@ -102,3 +103,11 @@ def worker(transactional_db: None, tmp_path: Path) -> Iterator[subprocess.Popen[
                 process.wait()
         if os.environ.get("CI"):
             print(f"--- worker log ---\n{log_path.read_text(errors='replace')[-4000:]}")
+
+
+@pytest.fixture
+def scripted() -> Iterator[ScriptedServer]:
+    """A real OpenAI-compatible HTTP endpoint on 127.0.0.1 that answers from a script."""
+    server = ScriptedServer()
+    yield server
+    server.close()

@@ -23,7 +23,10 @@ AIRPORTS: dict[str, Airport] = {
     airport.code: airport
     for airport in (
         Airport("AMS", "Amsterdam Airport Schiphol", "Amsterdam", "NL", 52.3105, 4.7683),
+        Airport("BCN", "Barcelona El Prat", "Barcelona", "ES", 41.2974, 2.0833),
+        Airport("BER", "Berlin Brandenburg", "Berlin", "DE", 52.3667, 13.5033),
         Airport("CDG", "Paris Charles de Gaulle", "Paris", "FR", 49.0097, 2.5479),
+        Airport("FCO", "Rome Fiumicino", "Rome", "IT", 41.8003, 12.2389),
         Airport("FRA", "Frankfurt Airport", "Frankfurt", "DE", 50.0379, 8.5622),
         Airport("JFK", "John F. Kennedy International", "New York", "US", 40.6413, -73.7781),
         Airport("LHR", "London Heathrow", "London", "GB", 51.4700, -0.4543),
@@ -34,6 +37,18 @@ AIRPORTS: dict[str, Airport] = {
         Airport("SYD", "Sydney Kingsford Smith", "Sydney", "AU", -33.9399, 151.1753),
     )
 }
+
+
+def find_airport(place: str) -> Airport | None:
+    """An airport by IATA code ("cdg"), city ("Paris", "paris, France") or airport name; None if unknown."""
+    text = " ".join(place.split()).casefold()
+    candidates = [text, text.split(",")[0].strip()]
+    for candidate in candidates:
+        for airport in AIRPORTS.values():
+            if candidate and candidate in (airport.code.casefold(), airport.city.casefold(), airport.name.casefold()):
+                return airport
+    return None
+
 
 AIRLINES = ("Demo Air", "Blue Orbit", "Northwind", "Skyline Express")
 CONDITIONS = ("clear", "partly cloudy", "cloudy", "light rain", "showers", "windy", "fog", "snow")

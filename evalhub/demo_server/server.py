@@ -27,17 +27,19 @@ MAX_WAIT_SECONDS = 30.0
 
 INSTRUCTIONS = (
     "A small, offline travel agency for trying out EvalHub. Look up weather by coordinates, search flights "
-    f"between these airports: {', '.join(sorted(data.AIRPORTS))} (see the travel://airports resource), and "
+    f"between these airports, by code or city: {', '.join(sorted(data.AIRPORTS))} (see the travel://airports "
+    "resource), and "
     "book them. Dates are YYYY-MM-DD. All data is made up but deterministic: the same question always gets "
     "the same answer."
 )
 
-AirportCode = Annotated[
+# A code or a city: agents (and EvalHub's offline model) often say "Paris" where an airport code is meant.
+Place = Annotated[
     str,
     Field(
-        description="3-letter IATA airport code; read travel://airports for the list.",
-        pattern=r"^[A-Za-z]{3}$",
-        examples=["LHR"],
+        description="Airport code (IATA, e.g. LHR) or city name (e.g. London); read travel://airports for the list.",
+        min_length=2,
+        examples=["LHR", "London"],
     ),
 ]
 TravelDate = Annotated[
@@ -85,11 +87,11 @@ class Waited(BaseModel):
     waited_seconds: float
 
 
-def _airport(code: str, role: str) -> data.Airport:
-    airport = data.AIRPORTS.get(code.upper())
+def _airport(place: str, role: str) -> data.Airport:
+    airport = data.find_airport(place)
     if airport is None:
-        known = ", ".join(sorted(data.AIRPORTS))
-        raise ToolError(f"Unknown {role} airport {code!r}; this server knows {known}.")
+        known = ", ".join(f"{a.code} ({a.city})" for a in sorted(data.AIRPORTS.values(), key=lambda a: a.code))
+        raise ToolError(f"Unknown {role} {place!r}; give an airport code or city this server knows: {known}.")
     return airport
 
 
@@ -120,8 +122,8 @@ def get_weather(
     return Weather(latitude=latitude, longitude=longitude, location=data.nearest_city(latitude, longitude), **report)
 
 
-def search_flights(origin: AirportCode, destination: AirportCode, date: TravelDate) -> FlightSearch:
-    """Find the direct flights from one airport to another on a given day.
+def search_flights(origin: Place, destination: Place, date: TravelDate) -> FlightSearch:
+    """Find the direct flights from one airport to another on a given day; give airports by code or city.
 
     Returns each flight's number, airline, local departure and arrival times, duration, price per
     passenger in euros and seats left. Search before booking: book_flight books the cheapest of these.
@@ -132,8 +134,8 @@ def search_flights(origin: AirportCode, destination: AirportCode, date: TravelDa
 
 
 def book_flight(
-    origin: AirportCode,
-    destination: AirportCode,
+    origin: Place,
+    destination: Place,
     date: TravelDate,
     passengers: Annotated[int, Field(description="Number of travellers, 1 to 9.", ge=1, le=9)],
 ) -> Booking:

@@ -71,11 +71,15 @@ class Provider(models.Model):
             api_key=vault.reveal(data["api_key"]) if data["api_key"] else "",
             extra_headers={**self.headers, **{k: vault.reveal(v) for k, v in data["headers"].items()}},
             timeout=self.timeout,
-            price_overrides={
-                model: ModelPrice(input_per_mtok=Decimal(str(p["input"])), output_per_mtok=Decimal(str(p["output"])))
-                for model, p in self.price_overrides.items()
-            },
+            price_overrides=self.model_prices(),
         )
+
+    def model_prices(self) -> dict[str, ModelPrice]:
+        """The user's price overrides, USD per million tokens (no secrets needed, unlike to_config)."""
+        return {
+            model: ModelPrice(input_per_mtok=Decimal(str(p["input"])), output_per_mtok=Decimal(str(p["output"])))
+            for model, p in self.price_overrides.items()
+        }
 
 
 def ensure_builtin_providers() -> None:

@@ -15,6 +15,11 @@ DEFAULT_TIMEOUT_SECONDS = 60.0
 _SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|password", re.IGNORECASE)
 
 
+def is_secret_header(name: str) -> bool:
+    """Whether a header's value is a credential that must be sealed and never shown (`api-key`, `Authorization`)."""
+    return bool(_SECRET_HEADER.search(name))
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """When to try a failed call again: 429, 5xx and connection errors only.

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.views.decorators.http import require_GET
 
 from evalhub.health import health_report
@@ -11,16 +11,6 @@ from evalhub.health import health_report
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     return redirect("scenario_list")
-
-
-@require_GET
-def server_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "evalhub/server_list.html", {"section": "servers"})
-
-
-@require_GET
-def settings_page(request: HttpRequest) -> HttpResponse:
-    return render(request, "evalhub/settings.html", {"section": "settings"})
 
 
 @login_not_required

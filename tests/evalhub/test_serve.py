@@ -19,19 +19,23 @@ def health(port: int) -> dict[str, object] | None:
         return None
 
 
+def start_serve(port: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [PYTHON, "manage.py", "serve", "--addr", f"127.0.0.1:{port}", "--concurrency", "1"],
+        cwd=PROJECT_DIR,
+        env=child_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
 @pytest.mark.worker
 class ServeTests:
     def test_it_starts_the_web_app_and_a_worker_and_ctrl_c_stops_both(self, transactional_db: None) -> None:
         port = free_port()
-        process = subprocess.Popen(
-            [PYTHON, "manage.py", "serve", "--addr", f"127.0.0.1:{port}", "--concurrency", "1"],
-            cwd=PROJECT_DIR,
-            env=child_env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
+        process = start_serve(port)
         try:
             report = wait_until(lambda: health(port), timeout=60, what="the web app to answer /health")
             assert report["status"] == "ok"
@@ -52,3 +56,18 @@ class ServeTests:
         leftovers = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout.split()
         assert leftovers == []
         assert process.returncode in (0, -signal.SIGINT)
+
+    def test_terminating_the_launcher_alone_stops_both(self, transactional_db: None) -> None:
+        port = free_port()
+        process = start_serve(port)
+        try:
+            wait_until(lambda: health(port), timeout=60, what="the web app to answer /health")
+
+            process.terminate()  # SIGTERM to the launcher only, as `kill <pid>` would
+            output, _ = process.communicate(timeout=30)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+
+        assert "Stopping the web app and the worker" in output
+        assert subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout == ""

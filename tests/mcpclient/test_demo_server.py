@@ -165,3 +165,40 @@ class CallDemoToolsTests:
         assert r["cancel"]["isError"] is True
         assert "No booking found with reference 'ABC123'" in text_of(r["cancel"])
         assert r["wait"]["structuredContent"] == {"waited_seconds": 0.05}
+
+
+class CityNameTests:
+    """Agents (and the offline model) say "Paris" where an airport code is meant; the demo server accepts both."""
+
+    def test_flights_and_bookings_accept_city_names(self) -> None:
+        async def run() -> dict[str, Any]:
+            async with connect(demo_stdio_config()) as conn:
+                return {
+                    "search": await conn.call_tool(
+                        "search_flights", {"origin": "Paris", "destination": "rome", "date": "2026-12-18"}
+                    ),
+                    "by_code": await conn.call_tool(
+                        "search_flights", {"origin": "CDG", "destination": "FCO", "date": "2026-12-18"}
+                    ),
+                    "book": await conn.call_tool(
+                        "book_flight",
+                        {"origin": "London", "destination": "New York", "date": "2026-12-18", "passengers": 1},
+                    ),
+                    "unknown": await conn.call_tool(
+                        "search_flights", {"origin": "Atlantis", "destination": "Rome", "date": "2026-12-18"}
+                    ),
+                }
+
+        r = anyio.run(run)
+
+        assert r["search"]["isError"] is False
+        assert (r["search"]["structuredContent"]["origin"], r["search"]["structuredContent"]["destination"]) == (
+            "CDG",
+            "FCO",
+        )
+        assert r["search"]["structuredContent"] == r["by_code"]["structuredContent"]
+        assert r["book"]["isError"] is False
+        assert r["book"]["structuredContent"]["status"] == "confirmed"
+        assert r["unknown"]["isError"] is True
+        assert "Unknown origin 'Atlantis'" in text_of(r["unknown"])
+        assert "FCO (Rome)" in text_of(r["unknown"])

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from evalhub.providers import ProviderConfig, RetryPolicy
@@ -12,10 +10,8 @@ FAST_RETRY = RetryPolicy(max_attempts=3, max_total_seconds=10, base_delay=0.01, 
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    scripted = ScriptedServer()
-    yield scripted
-    scripted.close()
+def server(scripted: ScriptedServer) -> ScriptedServer:
+    return scripted
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ class WorkerRunTests:
         wait_until(lambda: status_of(run) == "done", timeout=60, what="the worker to finish the run")
 
         run.refresh_from_db()
-        assert (run.score, run.passed, run.stop_reason) == (1.0, True, "completed")
+        assert (run.score, run.passed, run.stop_reason) == (1.0, True, "completed"), (run.error, run.score_reason)
         assert run.worker.startswith("evalhub-test-")
         assert run.tool_names == ["get_weather"]
 

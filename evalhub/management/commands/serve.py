@@ -5,9 +5,11 @@ This is what `make run` uses. Production runs them as separate processes (see RE
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import time
+from types import FrameType
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
@@ -23,6 +25,8 @@ class Command(BaseCommand):
         parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
 
     def handle(self, *args: Any, addr: str, concurrency: int, **options: Any) -> None:
+        # `kill` (SIGTERM) must stop both children too, exactly like Ctrl-C, or they outlive the launcher.
+        signal.signal(signal.SIGTERM, _interrupt)
         python = sys.executable
         children = {
             "web": subprocess.Popen([python, "manage.py", "runserver", addr, "--noreload"]),
@@ -59,3 +63,7 @@ class Command(BaseCommand):
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait()
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt

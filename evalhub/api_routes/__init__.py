@@ -1,0 +1,1 @@
+"""The core app's API routers (servers, scenarios, quota/health/metrics/providers) and what every router shares."""

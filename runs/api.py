@@ -1,0 +1,278 @@
+"""/runs: start runs in bulk, list them with the Runs page's filters, read one in full, cancel, and reports."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from typing import Annotated, Any, Literal
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Field, Query, Router, Schema
+from ninja.responses import Status
+from pydantic import BeforeValidator
+
+from evalhub.api_routes.auth import auth_for
+from evalhub.api_routes.common import (
+    EXPORT,
+    WRITE,
+    ApiError,
+    ErrorCode,
+    Id,
+    Page,
+    PageParams,
+    acting_user,
+    invalid,
+    not_found,
+    responses,
+)
+from evalhub.models import Scenario
+from runs.filters import RunFilters
+from runs.heartbeat import runs_reap_stale
+from runs.models import Run
+from runs.quota import quota_status
+from runs.reports import FORMATS, ReportFormat, render_report
+from runs.reports.records import record_queryset, run_record, run_summary, summary_queryset
+from runs.services import run_cancel, runs_start_many
+
+router = Router()
+
+
+def _iso_date(value: Any) -> Any:
+    # pydantic would also take a number of seconds since 1970 ("0" is 1970-01-01): only YYYY-MM-DD is a day here.
+    if isinstance(value, str) and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ValueError("Use a date like 2026-01-31.")
+    return value
+
+
+IsoDate = Annotated[date, BeforeValidator(_iso_date)]
+RunStatus = Literal["queued", "running", "done", "error", "cancelled"]
+MAX_REPORT_RUNS = 5000
+REPORT_CONTENT = {
+    "application/json": {"schema": {"type": "object"}},
+    "text/markdown": {"schema": {"type": "string"}},
+    "application/xml": {"schema": {"type": "string"}},
+    "text/html": {"schema": {"type": "string"}},
+    "text/csv": {"schema": {"type": "string"}},
+}
+REPORT_OPENAPI = {"responses": {200: {"description": "The report, as a file download.", "content": REPORT_CONTENT}}}
+
+
+class RunSummaryOut(Schema):
+    id: int
+    scenario_id: int
+    scenario_name: str
+    status: str
+    stop_reason: str
+    model: str
+    tool_names: list[str]
+    cost_usd: float | None = Field(description="None while unknown (a model without a known price).")
+    duration_ms: int | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    score: float | None
+    passed: bool | None
+    pass_threshold: float
+
+
+class ScoreOut(Schema):
+    scorer_id: int | None
+    scorer_name: str
+    scorer_kind: str
+    scorer_version: int | None
+    score: float | None
+    passed: bool | None
+    outcome: str = Field(description='"ok", "errored" (counts as 0) or "skipped".')
+    reason: str
+    label: str
+    error: str
+    duration_ms: int
+    created_at: datetime
+
+
+class RunOut(RunSummaryOut):
+    provider_name: str | None
+    server_id: int | None
+    server_name: str | None
+    tools_hash: str
+    settings: dict[str, Any]
+    started_by: str | None
+    worker: str
+    cancel_requested: bool
+    transcript: dict[str, Any]
+    tool_calls: list[dict[str, Any]]
+    all_tool_calls: list[dict[str, Any]]
+    final_text: str
+    model_calls: list[dict[str, Any]]
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    error: dict[str, Any] | None
+    score_reason: str
+    scores: list[ScoreOut]
+
+
+class BulkStartIn(Schema):
+    scenario_ids: list[Id] = Field([], max_length=500)
+    tag: str | None = Field(None, max_length=50, description="Run every scenario with this tag.")
+    model: str | None = Field(None, max_length=200, description="Override every scenario's model.")
+
+
+class BulkStartOut(Schema):
+    queued: int
+    refused: int
+    refusal: str = Field(description="Why runs were refused (the quota), empty when none were.")
+    runs: list[RunSummaryOut]
+
+
+class RunFiltersIn(Schema):
+    """The Runs page's filters."""
+
+    scenario: Id | None = Field(None, description="Scenario id.")
+    status: RunStatus | None = None
+    passed: bool | None = None
+    model: str | None = Field(None, max_length=200)
+    tag: str | None = Field(None, max_length=50)
+    date_from: IsoDate | None = Field(None, description="Created on or after this day (UTC), YYYY-MM-DD.")
+    date_to: IsoDate | None = Field(None, description="Created on or before this day (UTC), YYYY-MM-DD.")
+    ids: list[Id] = Field([], max_length=500, description="Only these runs (repeat the parameter).")
+
+    def apply(self, runs: Any) -> Any:
+        filters = RunFilters(
+            scenario=str(self.scenario) if self.scenario is not None else "",
+            status=self.status or "",
+            passed="" if self.passed is None else ("yes" if self.passed else "no"),
+            model=self.model or "",
+            tag=self.tag or "",
+            date_from=self.date_from.isoformat() if self.date_from else "",
+            date_to=self.date_to.isoformat() if self.date_to else "",
+        )
+        runs = filters.apply(runs)
+        return runs.filter(pk__in=self.ids) if self.ids else runs
+
+
+class ReportParams(Schema):
+    format: ReportFormat = Field("json", description=f"One of {', '.join(FORMATS)}.")
+    min_score: float | None = Field(None, ge=0, le=1, description="Also fail runs scoring below this.")
+
+
+class SetReportParams(ReportParams):
+    limit: int = Field(500, ge=1, le=MAX_REPORT_RUNS, description="At most this many runs, newest first.")
+
+
+def _get(run_id: int, *, full: bool = True) -> Run:
+    runs = record_queryset(Run.objects.all()) if full else summary_queryset(Run.objects.all())
+    run = runs.filter(pk=run_id).first()
+    if run is None:
+        raise not_found("Run", run_id)
+    if run.status == Run.Status.RUNNING and runs_reap_stale():
+        run = runs.get(pk=run_id)
+    return run
+
+
+def _download(records: list[dict[str, Any]], params: ReportParams, *, title: str, stem: str) -> HttpResponse:
+    report = render_report(records, params.format, title=title, min_score=params.min_score)
+    response = HttpResponse(report.content, content_type=report.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{stem}.{report.extension}"'
+    return response
+
+
+@router.post("", response=responses({201: BulkStartOut}, 404), auth=auth_for(WRITE), summary="Start runs in bulk")
+def start_runs(request: HttpRequest, payload: BulkStartIn) -> Status:
+    """Start `scenario_ids`, or every scenario tagged `tag`, while today's quota lasts.
+
+    Answers 201 with how many runs were queued and refused; 429 QUOTA_EXCEEDED when none could be queued.
+    """
+    if bool(payload.scenario_ids) == bool(payload.tag):
+        raise invalid("Send either scenario_ids or tag.", fields=["scenario_ids", "tag"])
+    scenarios = Scenario.objects.select_related("server", "provider").order_by("name", "pk")
+    if payload.tag:
+        scenarios = scenarios.filter(tags__name=payload.tag.strip().lower())
+        if not scenarios:
+            raise invalid(f"No scenario has the tag {payload.tag!r}.", field="tag")
+    else:
+        wanted = list(dict.fromkeys(payload.scenario_ids))
+        scenarios = scenarios.filter(pk__in=wanted)
+        missing = sorted(set(wanted) - {s.pk for s in scenarios})
+        if missing:
+            raise ApiError(ErrorCode.RESOURCE_NOT_FOUND, f"No scenario with id {missing[0]}.", {"missing_ids": missing})
+    model = (payload.model or "").strip()
+    if model:
+        unserved = [s.name for s in scenarios if model not in s.provider.model_names]
+        if unserved:
+            raise invalid(
+                f"The provider of {unserved[0]!r} does not serve {model!r}.", field="model", scenarios=unserved
+            )
+    result = runs_start_many(scenarios=scenarios, user=acting_user(request), model=model)
+    if not result.queued and result.refused:
+        status = quota_status()
+        details = {"queued": 0, "refused": result.refused, "used": status.used, "limit": status.limit}
+        raise ApiError(ErrorCode.QUOTA_EXCEEDED, result.refusal, {**details, "resets_at": status.resets_at.isoformat()})
+    by_id = {s.pk: s for s in scenarios}
+    for run in result.queued:
+        run.scenario = by_id[run.scenario_id]
+    return Status(
+        201,
+        {
+            "queued": len(result.queued),
+            "refused": result.refused,
+            "refusal": result.refusal,
+            "runs": [run_summary(run) for run in result.queued],
+        },
+    )
+
+
+@router.get("", response=responses({200: Page[RunSummaryOut]}), summary="List runs")
+def list_runs(request: HttpRequest, filters: Query[RunFiltersIn], page: Query[PageParams]) -> dict[str, Any]:
+    runs_reap_stale()
+    runs = filters.apply(summary_queryset(Run.objects.all())).order_by("-created_at", "-id")
+    total = runs.count()
+    items = [run_summary(run) for run in runs[page.offset : page.offset + page.limit]]
+    return {"items": items, "total": total, "limit": page.limit, "offset": page.offset}
+
+
+@router.get(
+    "/report",
+    response=responses({200: str}),
+    auth=auth_for(EXPORT),
+    openapi_extra=REPORT_OPENAPI,
+    summary="Report or CSV of a set of runs",
+)
+def report_runs(request: HttpRequest, filters: Query[RunFiltersIn], params: Query[SetReportParams]) -> HttpResponse:
+    """The runs the filters select (as on the Runs page), newest first, in any report format including CSV."""
+    runs = filters.apply(Run.objects.all()).order_by("-created_at", "-id")[: params.limit]
+    if params.format == "csv":
+        records = [run_summary(run) for run in summary_queryset(runs)]
+    else:
+        records = [run_record(run) for run in record_queryset(runs)]
+    return _download(records, params, title="EvalHub runs report", stem="evalhub-runs")
+
+
+@router.get("/{int:run_id}", response=responses({200: RunOut}, 404), summary="Get a run in full")
+def get_run(request: HttpRequest, run_id: int) -> dict[str, Any]:
+    return run_record(_get(run_id))
+
+
+@router.delete("/{int:run_id}", response=responses({200: RunOut}, 404), auth=auth_for(WRITE), summary="Cancel a run")
+def cancel_run(request: HttpRequest, run_id: int) -> dict[str, Any]:
+    """A queued run is cancelled at once; a running one stops after its current step (cancel_requested)."""
+    run = _get(run_id)
+    if not run.is_finished:
+        run_cancel(run=run)
+        run = _get(run_id)
+    return run_record(run)
+
+
+@router.get(
+    "/{int:run_id}/report",
+    response=responses({200: str}, 404),
+    auth=auth_for(EXPORT),
+    openapi_extra=REPORT_OPENAPI,
+    summary="Report of one run",
+)
+def report_run(request: HttpRequest, run_id: int, params: Query[ReportParams]) -> HttpResponse:
+    run = _get(run_id)
+    record = run_summary(run) if params.format == "csv" else run_record(run)
+    return _download(
+        [record], params, title=f"EvalHub run #{run.pk}: {run.scenario.name}", stem=f"evalhub-run-{run.pk}"
+    )

@@ -1,0 +1,175 @@
+"""Where `manage.py evalhub run` starts and watches runs: this EvalHub's database (local) or another's API (remote).
+
+Both speak in run records (runs.reports.records), so waiting, the summary, JSON and JUnit are the same code.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+import httpx
+from django.utils.dateparse import parse_datetime
+
+from evalhub.models import Scenario, WorkerHeartbeat
+from evalhub.tasks import ping_worker
+from runs.heartbeat import runs_reap_stale
+from runs.models import Run
+from runs.reports.records import record_queryset, run_record, run_summary, summary_queryset
+from runs.services import runs_start_many
+
+
+class InfraError(Exception):
+    """Something other than a run's quality stopped the evaluation (exit code 2): the message says what."""
+
+
+@dataclass(frozen=True)
+class Started:
+    run_ids: list[int]
+    refused: int
+    refusal: str
+
+
+class Backend(Protocol):
+    where: str
+
+    def scenario_ids(self, *, names: list[str], tags: list[str]) -> list[int]: ...
+    def start(self, *, scenario_ids: list[int], model: str) -> Started: ...
+    def poll(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
+    def records(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
+    def ping_worker(self) -> None: ...
+    def worker_last_seen(self) -> datetime | None: ...
+
+
+class LocalBackend:
+    """This EvalHub: the same services the UI and the API call."""
+
+    where = "this EvalHub"
+
+    def scenario_ids(self, *, names: list[str], tags: list[str]) -> list[int]:
+        found: dict[int, None] = {}
+        for name in names:
+            scenario = Scenario.objects.filter(name=name).first()
+            if scenario is None:
+                raise InfraError(f"No scenario is named {name!r}.")
+            found[scenario.pk] = None
+        for tag in tags:
+            ids = list(
+                Scenario.objects.filter(tags__name=tag.strip().lower()).order_by("name").values_list("pk", flat=True)
+            )
+            if not ids:
+                raise InfraError(f"No scenario has the tag {tag!r}.")
+            found.update(dict.fromkeys(ids))
+        return list(found)
+
+    def start(self, *, scenario_ids: list[int], model: str) -> Started:
+        scenarios = list(Scenario.objects.filter(pk__in=scenario_ids).select_related("server", "provider"))
+        scenarios.sort(key=lambda s: scenario_ids.index(s.pk))
+        for scenario in scenarios:
+            if model and model not in scenario.provider.model_names:
+                raise InfraError(
+                    f"The provider of {scenario.name!r} ({scenario.provider.name}) does not serve {model!r}."
+                )
+        result = runs_start_many(scenarios=scenarios, user=None, model=model)
+        return Started([run.pk for run in result.queued], result.refused, result.refusal)
+
+    def poll(self, run_ids: list[int]) -> list[dict[str, Any]]:
+        runs_reap_stale()
+        runs = summary_queryset(Run.objects.filter(pk__in=run_ids)).order_by("pk")
+        return [run_summary(run) for run in runs]
+
+    def records(self, run_ids: list[int]) -> list[dict[str, Any]]:
+        return [run_record(run) for run in record_queryset(Run.objects.filter(pk__in=run_ids)).order_by("pk")]
+
+    def ping_worker(self) -> None:
+        ping_worker.delay()
+
+    def worker_last_seen(self) -> datetime | None:
+        beat = WorkerHeartbeat.latest()
+        return beat.last_seen if beat else None
+
+
+class RemoteBackend:
+    """Another EvalHub, through its REST API with an API key (scopes evaluate:read and evaluate:write)."""
+
+    def __init__(self, url: str, api_key: str, *, transport: httpx.BaseTransport | None = None) -> None:
+        base = url.rstrip("/")
+        base = base if base.endswith("/api/v1") else base + "/api/v1"
+        self.where = base
+        # httpx logs every request at INFO: that would bury the progress and the summary in a CI log.
+        logging.getLogger("httpx").setLevel(logging.WARNING)
+        self.client = httpx.Client(
+            base_url=base, headers={"Authorization": f"Bearer {api_key}"}, timeout=30.0, transport=transport
+        )
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        for _ in range(5):
+            try:
+                response = self.client.request(method, path, **kwargs)
+            except httpx.HTTPError as exc:
+                raise InfraError(f"Cannot reach EvalHub at {self.where}: {exc}.") from None
+            error = _error(response)
+            if error.get("code") == "RATE_LIMIT_EXCEEDED":
+                time.sleep(min(float(response.headers.get("Retry-After", "5")), 60))
+                continue
+            if response.is_success:
+                return response.json()
+            message = error.get("message") or f"HTTP {response.status_code}"
+            raise InfraError(f"EvalHub at {self.where} answered {response.status_code} to {method} {path}: {message}")
+        raise InfraError(f"EvalHub at {self.where} kept answering 429 RATE_LIMIT_EXCEEDED.")
+
+    def scenario_ids(self, *, names: list[str], tags: list[str]) -> list[int]:
+        found: dict[int, None] = {}
+        for name in names:
+            items = self._call("GET", "/scenarios", params={"name": name, "limit": 1})["items"]
+            if not items:
+                raise InfraError(f"No scenario is named {name!r} at {self.where}.")
+            found[items[0]["id"]] = None
+        for tag in tags:
+            ids = [s["id"] for s in self._pages("/scenarios", {"tag": tag})]
+            if not ids:
+                raise InfraError(f"No scenario has the tag {tag!r} at {self.where}.")
+            found.update(dict.fromkeys(ids))
+        return list(found)
+
+    def _pages(self, path: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        while True:
+            page = self._call("GET", path, params={**params, "limit": 200, "offset": len(items)})
+            items += page["items"]
+            if not page["items"] or len(items) >= page["total"]:
+                return items
+
+    def start(self, *, scenario_ids: list[int], model: str) -> Started:
+        body: dict[str, Any] = {"scenario_ids": scenario_ids}
+        if model:
+            body["model"] = model
+        answer = self._call("POST", "/runs", json=body)
+        return Started([run["id"] for run in answer["runs"]], answer["refused"], answer["refusal"])
+
+    def poll(self, run_ids: list[int]) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
+        for start in range(0, len(run_ids), 200):
+            found += self._pages("/runs", {"ids": run_ids[start : start + 200]})
+        return sorted(found, key=lambda run: run["id"])
+
+    def records(self, run_ids: list[int]) -> list[dict[str, Any]]:
+        return [self._call("GET", f"/runs/{run_id}") for run_id in run_ids]
+
+    def ping_worker(self) -> None:
+        pass  # A remote worker proves itself by picking up the runs; /health says when it was last seen.
+
+    def worker_last_seen(self) -> datetime | None:
+        seen = (self._call("GET", "/health").get("worker") or {}).get("last_seen")
+        return parse_datetime(seen) if seen else None
+
+
+def _error(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body.get("error") or {} if isinstance(body, dict) else {}

@@ -1,0 +1,178 @@
+"""`manage.py evalhub run`: start runs, wait with a progress display, summarise, write reports, pick the exit code.
+
+Exit codes: 0 every run passed; 1 a run finished below its threshold (or --min-score); 2 an infrastructure
+problem: no such scenario or tag, quota exhausted, a server or model that could not be reached (the run ended in
+"error"), no worker picking up the runs, or the wait timing out.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from django.utils import timezone
+
+from runs.ci.backends import Backend, InfraError
+from runs.models import Run
+from runs.reports import render_report, run_passes
+from runs.reports.formats import score_text, usd, verdict
+
+EXIT_PASSED, EXIT_FAILED, EXIT_INFRA = 0, 1, 2
+BAR_WIDTH = 28
+
+
+@dataclass
+class Options:
+    scenarios: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    model: str = ""
+    wait: bool = False
+    json_path: Path | None = None
+    junit_path: Path | None = None
+    min_score: float | None = None
+    poll_seconds: float = 1.0
+    worker_timeout: float = 60.0
+    timeout: float = 1800.0
+
+
+class Progress:
+    """A one-line bar redrawn in place on a terminal; one plain line per change of a run's status otherwise."""
+
+    def __init__(self, out: TextIO, *, tty: bool, names: dict[int, str]) -> None:
+        self.out, self.tty, self.names = out, tty, names
+        self.seen: dict[int, str] = {}
+
+    def update(self, runs: list[dict[str, Any]], elapsed: float) -> None:
+        if self.tty:
+            done = sum(run["status"] in Run.FINISHED for run in runs)
+            running = sum(run["status"] == Run.Status.RUNNING for run in runs)
+            filled = round(BAR_WIDTH * done / max(len(runs), 1))
+            bar = "█" * filled + "░" * (BAR_WIDTH - filled)
+            self.out.write(f"\r{bar} {done}/{len(runs)} finished · {running} running · {elapsed:4.0f} s ")
+            self.out.flush()
+            return
+        for run in runs:
+            if self.seen.get(run["id"]) != run["status"]:
+                self.seen[run["id"]] = run["status"]
+                detail = (
+                    f" · score {score_text(run['score'])} · {verdict(run)}" if run["status"] in Run.FINISHED else ""
+                )
+                self.out.write(f"run #{run['id']} {self.names.get(run['id'], '')}: {run['status']}{detail}\n")
+        self.out.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.out.write("\n")
+
+
+def summary_table(records: list[dict[str, Any]], *, min_score: float | None) -> str:
+    header = ["Scenario", "Run", "Status", "Score", "Pass", "Tools", "Cost"]
+    rows = [
+        [
+            record["scenario_name"],
+            f"#{record['id']}",
+            record["status"],
+            score_text(record.get("score")),
+            verdict(record, min_score=min_score),
+            ", ".join(dict.fromkeys(record.get("tool_names") or [])) or "—",
+            usd(record.get("cost_usd")) if record.get("started_at") else "—",
+        ]
+        for record in records
+    ]
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    lines = [
+        "  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in [header, *rows]
+    ]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def exit_code(records: list[dict[str, Any]], *, min_score: float | None) -> int:
+    if any(record["status"] == Run.Status.ERROR for record in records):
+        return EXIT_INFRA
+    return EXIT_PASSED if all(run_passes(r, min_score=min_score) for r in records) else EXIT_FAILED
+
+
+def _wait(backend: Backend, run_ids: list[int], options: Options, progress: Progress, started: datetime) -> None:
+    began = time.monotonic()
+    while True:
+        runs = backend.poll(run_ids)
+        elapsed = time.monotonic() - began
+        progress.update(runs, elapsed)
+        if all(run["status"] in Run.FINISHED for run in runs):
+            return
+        if elapsed > options.worker_timeout and all(run["status"] == Run.Status.QUEUED for run in runs):
+            seen = backend.worker_last_seen()
+            if seen is None or seen < started:
+                last = f"last seen {seen:%Y-%m-%d %H:%M:%S} UTC" if seen else "never seen"
+                raise InfraError(
+                    f"No worker picked up the runs within {options.worker_timeout:.0f} s (a worker was {last}). "
+                    "Start one: python -m celery -A evalhub worker"
+                )
+        if elapsed > options.timeout:
+            raise InfraError(f"Timed out after {options.timeout:.0f} s with runs still unfinished: {run_ids}.")
+        time.sleep(options.poll_seconds)
+
+
+def run_ci(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: bool) -> int:
+    """The whole command; returns its exit code. Infrastructure problems are reported on `err`."""
+    try:
+        return _run(backend, options, out=out, err=err, tty=tty)
+    except InfraError as exc:
+        err.write(f"error: {exc}\n")
+        return EXIT_INFRA
+
+
+def _run(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: bool) -> int:
+    if not options.scenarios and not options.tags:
+        raise InfraError("Name what to run: --scenario NAME and/or --tag TAG (each may be repeated).")
+    scenario_ids = backend.scenario_ids(names=options.scenarios, tags=options.tags)
+    started_at = timezone.now()
+    if options.wait:
+        backend.ping_worker()  # queued first, so a live worker records a heartbeat before it takes the runs
+    started = backend.start(scenario_ids=scenario_ids, model=options.model)
+    if started.refused:
+        err.write(f"warning: {started.refused} run(s) refused: {started.refusal}\n")
+    if not started.run_ids:
+        raise InfraError(started.refusal or "No run could be started.")
+    out.write(
+        f"Started {len(started.run_ids)} run(s) on {backend.where}: {', '.join(f'#{i}' for i in started.run_ids)}\n"
+    )
+    if options.wait:
+        names = {run["id"]: run["scenario_name"] for run in backend.poll(started.run_ids)}
+        progress = Progress(out, tty=tty, names=names)
+        try:
+            _wait(backend, started.run_ids, options, progress, started_at)
+        finally:
+            progress.close()
+    records = backend.records(started.run_ids) if options.wait else backend.poll(started.run_ids)
+    _write_reports(records, options)
+    if not options.wait:
+        return EXIT_INFRA if started.refused else EXIT_PASSED
+    out.write("\n" + summary_table(records, min_score=options.min_score) + "\n")
+    code = exit_code(records, min_score=options.min_score)
+    if started.refused:
+        code = EXIT_INFRA
+    passed = sum(run_passes(r, min_score=options.min_score) for r in records)
+    out.write(
+        f"\n{passed}/{len(records)} passed"
+        + (f" (min score {options.min_score:.2f})" if options.min_score is not None else "")
+        + "\n"
+    )
+    for record in records:
+        if record["status"] == Run.Status.ERROR and record.get("error"):
+            err.write(f"run #{record['id']} {record['scenario_name']}: {record['error'].get('message')}\n")
+    return code
+
+
+def _write_reports(records: list[dict[str, Any]], options: Options) -> None:
+    if options.json_path:
+        report = render_report(records, "json", title="EvalHub CI", min_score=options.min_score)
+        options.json_path.write_text(report.content)
+    if options.junit_path:
+        report = render_report(records, "junit", title="EvalHub", min_score=options.min_score)
+        options.junit_path.write_text(report.content)

@@ -1,0 +1,98 @@
+"""`manage.py evalhub run …`: start scenario runs for CI, wait for them, report, and exit 0 / 1 / 2.
+
+python manage.py evalhub run --tag smoke --wait --junit report.xml
+EVALHUB_API_KEY=ehk_… python manage.py evalhub run --url https://evalhub.example.com --tag smoke --wait
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from runs.ci.backends import Backend, LocalBackend, RemoteBackend
+from runs.ci.runner import EXIT_INFRA, Options, run_ci
+
+
+def _score(value: str) -> float:
+    number = float(value)
+    if not 0 <= number <= 1:
+        raise ValueError("between 0 and 1")
+    return number
+
+
+class Command(BaseCommand):
+    help = "CI: start runs of scenarios (by name or tag), optionally wait, print a summary, write JSON/JUnit."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        actions = parser.add_subparsers(dest="action", required=True, metavar="run")
+        run = actions.add_parser("run", help="Start runs and report on them.", description=self.help)
+        run.add_argument(
+            "--scenario", action="append", default=[], metavar="NAME", help="A scenario's name (repeatable)."
+        )
+        run.add_argument(
+            "--tag", action="append", default=[], metavar="TAG", help="Every scenario with this tag (repeatable)."
+        )
+        run.add_argument("--model", default="", help="Run on this model instead of each scenario's own.")
+        run.add_argument(
+            "--wait", action="store_true", help="Wait for the runs to finish (exit code says how they did)."
+        )
+        run.add_argument("--json", type=Path, metavar="FILE", help="Write the full run records as JSON.")
+        run.add_argument("--junit", type=Path, metavar="FILE", help="Write a JUnit XML report (one test case per run).")
+        run.add_argument("--min-score", type=_score, metavar="0.7", help="Also fail runs scoring below this.")
+        run.add_argument(
+            "--url", default="", help="A remote EvalHub to run on, through its API (key in EVALHUB_API_KEY)."
+        )
+        run.add_argument(
+            "--poll", type=float, default=None, metavar="SECONDS", help="How often to check (default 1, remote 2)."
+        )
+        run.add_argument(
+            "--worker-timeout",
+            type=float,
+            default=60.0,
+            metavar="SECONDS",
+            help="Give up if no worker starts a run by then (default 60).",
+        )
+        run.add_argument(
+            "--timeout",
+            type=float,
+            default=1800.0,
+            metavar="SECONDS",
+            help="Give up waiting after this long (default 1800).",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        backend: Backend
+        if options["url"]:
+            key = os.environ.get("EVALHUB_API_KEY", "").strip()
+            if not key:
+                raise CommandError(
+                    "--url needs an API key in EVALHUB_API_KEY (Settings → API keys).", returncode=EXIT_INFRA
+                )
+            backend = RemoteBackend(options["url"], key)
+        else:
+            backend = LocalBackend()
+        poll = options["poll"] if options["poll"] is not None else (2.0 if options["url"] else 1.0)
+        code = run_ci(
+            backend,
+            Options(
+                scenarios=options["scenario"],
+                tags=options["tag"],
+                model=options["model"],
+                wait=options["wait"],
+                json_path=options["json"],
+                junit_path=options["junit"],
+                min_score=options["min_score"],
+                poll_seconds=poll,
+                worker_timeout=options["worker_timeout"],
+                timeout=options["timeout"],
+            ),
+            out=self.stdout,  # type: ignore[arg-type]
+            err=self.stderr,  # type: ignore[arg-type]
+            tty=self.stdout.isatty(),
+        )
+        if code:
+            sys.exit(code)

@@ -1,0 +1,46 @@
+"""Reports of runs: records (the data) and formats (Markdown, HTML, JUnit, JSON, CSV) rendered from them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from runs.reports.formats import to_csv, to_html, to_json, to_junit, to_markdown
+from runs.reports.records import run_passes, run_record, run_summary, runs_overview
+
+ReportFormat = Literal["json", "markdown", "junit", "html", "csv"]
+FORMATS: tuple[ReportFormat, ...] = ("json", "markdown", "junit", "html", "csv")
+
+__all__ = [
+    "FORMATS",
+    "Report",
+    "ReportFormat",
+    "render_report",
+    "run_passes",
+    "run_record",
+    "run_summary",
+    "runs_overview",
+]
+
+
+@dataclass(frozen=True)
+class Report:
+    content: str
+    content_type: str
+    extension: str
+
+
+def render_report(
+    records: list[dict[str, Any]], fmt: ReportFormat, *, title: str, min_score: float | None = None
+) -> Report:
+    if fmt == "json":
+        return Report(to_json(records, min_score=min_score), "application/json", "json")
+    if fmt == "markdown":
+        return Report(to_markdown(records, title=title, min_score=min_score), "text/markdown; charset=utf-8", "md")
+    if fmt == "junit":
+        return Report(to_junit(records, title=title, min_score=min_score), "application/xml", "xml")
+    if fmt == "html":
+        return Report(to_html(records, title=title, min_score=min_score), "text/html; charset=utf-8", "html")
+    if fmt == "csv":
+        return Report(to_csv(records), "text/csv; charset=utf-8", "csv")
+    raise ValueError(f"Unknown report format {fmt!r}; use one of {', '.join(FORMATS)}.")

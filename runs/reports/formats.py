@@ -1,0 +1,252 @@
+"""Report formats of one run or a set of runs, all rendered from run records (see records.py).
+
+Markdown and HTML for people (summary, per-scenario score, tools called, failing scorers with reasons, cost), JUnit
+XML for CI (one test case per run, the failure message is the scorers' reasons), JSON (the full records) and CSV
+(one row per run, for spreadsheets).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import datetime
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from runs.reports.records import failing_scores, run_passes, runs_overview
+
+CSV_COLUMNS = [
+    "id",
+    "scenario",
+    "status",
+    "stop_reason",
+    "passed",
+    "score",
+    "threshold",
+    "model",
+    "tools_called",
+    "cost_usd",
+    "duration_ms",
+    "created_at",
+    "started_at",
+    "finished_at",
+]
+
+
+def usd(value: float | None) -> str:
+    if value is None:
+        return "unknown"
+    return "$0" if value == 0 else (f"${value:.4f}" if value < 1 else f"${value:,.2f}")
+
+
+def score_text(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def seconds(ms: int | None) -> str:
+    return "—" if ms is None else f"{ms / 1000:.1f} s"
+
+
+def verdict(record: dict[str, Any], *, min_score: float | None = None) -> str:
+    status = record.get("status")
+    if status in ("queued", "running"):
+        return status
+    if status == "error":
+        return "ERROR"
+    if status == "cancelled":
+        return "CANCELLED"
+    return "PASS" if run_passes(record, min_score=min_score) else "FAIL"
+
+
+def problems(record: dict[str, Any], *, min_score: float | None = None) -> list[str]:
+    """Why a run did not pass, one line each: the run's error, failing scorers' reasons, a low --min-score."""
+    lines: list[str] = []
+    if error := record.get("error"):
+        lines.append(f"Error at step {error.get('step')!r} ({error.get('kind')}): {error.get('message')}")
+    for result in failing_scores(record):
+        reason = result.get("error") or result.get("reason") or "no reason given"
+        what = "errored" if result.get("outcome") == "errored" else f"scored {score_text(result.get('score'))}"
+        lines.append(f"{result.get('scorer_name')} {what}: {reason}")
+    if record.get("status") == "done" and not lines and not record.get("passed"):
+        lines.append(record.get("score_reason") or "Below the pass threshold.")
+    score: float | None = record.get("score")
+    if min_score is not None and record.get("passed") and (score is None or score < min_score):
+        lines.append(f"Score {score_text(score)} is below --min-score {min_score:.2f}.")
+    return lines
+
+
+def _context(records: list[dict[str, Any]], title: str, min_score: float | None) -> dict[str, Any]:
+    rows = [
+        {
+            **record,
+            "verdict": verdict(record, min_score=min_score),
+            "problems": problems(record, min_score=min_score),
+            "tools_text": " → ".join(record.get("tool_names") or []) or "—",
+            "cost_text": usd(record.get("cost_usd")) if record.get("started_at") else "—",
+            "score_text": score_text(record.get("score")),
+            "duration_text": seconds(record.get("duration_ms")),
+        }
+        for record in records
+    ]
+    overview = runs_overview(records, min_score=min_score)
+    return {
+        "title": title,
+        "generated_at": timezone.now(),
+        "rows": rows,
+        "overview": overview,
+        "pass_rate_text": "—" if overview["pass_rate"] is None else f"{overview['pass_rate']:.0%}",
+        "average_text": score_text(overview["average_score"]),
+        "cost_text": usd(overview["cost_usd"]),
+        "failing": [row for row in rows if row["problems"]],
+        "single": rows[0] if len(rows) == 1 else None,
+    }
+
+
+def _md(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(records: list[dict[str, Any]], *, title: str, min_score: float | None = None) -> str:
+    ctx = _context(records, title, min_score)
+    o = ctx["overview"]
+    out = [
+        f"# {_md(title)}",
+        "",
+        f"Generated {ctx['generated_at']:%Y-%m-%d %H:%M} UTC · {o['runs']} run(s): **{o['passed']} passed**, "
+        f"{o['failed']} failed ({o['errored']} errored), {o['unfinished']} unfinished"
+        f" · pass rate {ctx['pass_rate_text']} · average score {ctx['average_text']} · cost {ctx['cost_text']}",
+        "",
+        "| Run | Scenario | Model | Result | Score | Tools called | Cost | Duration |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in ctx["rows"]:
+        out.append(
+            f"| #{row['id']} | {_md(row['scenario_name'])} | `{_md(row['model'])}` | {row['verdict']} | "
+            f"{row['score_text']} / {row['pass_threshold']:.2f} | {_md(row['tools_text'])} | {row['cost_text']} | "
+            f"{row['duration_text']} |"
+        )
+    if ctx["failing"]:
+        out += ["", "## Failures", ""]
+        for row in ctx["failing"]:
+            out.append(f"### #{row['id']} {_md(row['scenario_name'])} — {row['verdict']}")
+            out += ["", *[f"- {line}" for line in row["problems"]], ""]
+    if single := ctx["single"]:
+        out += ["", "## Scorers", ""]
+        for score in single.get("scores", []):
+            out.append(
+                f"- **{_md(score['scorer_name'])}** ({score['outcome']}): {score_text(score['score'])} — "
+                f"{_md(score.get('error') or score.get('reason') or '')}"
+            )
+        if single.get("all_tool_calls"):
+            out += ["", "## Tool calls", ""]
+            for n, call in enumerate(single["all_tool_calls"], 1):
+                flag = " (error)" if call.get("isError") else ""
+                args = json.dumps(call.get("args"), ensure_ascii=False)
+                out.append(f"{n}. `{call.get('toolName')}`{flag} `{_md(args[:200])}`")
+        if single.get("final_text"):
+            out += ["", "## Final answer", "", *[f"> {line}" for line in single["final_text"].splitlines()]]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def to_html(records: list[dict[str, Any]], *, title: str, min_score: float | None = None) -> str:
+    return render_to_string("runs/report.html", _context(records, title, min_score))
+
+
+def to_junit(records: list[dict[str, Any]], *, title: str = "EvalHub", min_score: float | None = None) -> str:
+    """One <testcase> per run: a <failure> with the scorers' reasons, an <error> when it could not run."""
+    overview = runs_overview(records, min_score=min_score)
+    suite = ET.Element(
+        "testsuite",
+        name=title,
+        tests=str(len(records)),
+        failures="0",
+        errors=str(overview["errored"]),
+        skipped="0",
+        time=f"{overview['duration_ms'] / 1000:.3f}",
+        timestamp=datetime.now().astimezone().isoformat(timespec="seconds"),
+    )
+    failures = skipped = 0
+    for record in records:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"evalhub.{record.get('model') or 'model'}",
+            name=str(record.get("scenario_name")),
+            time=f"{(record.get('duration_ms') or 0) / 1000:.3f}",
+        )
+        properties = ET.SubElement(case, "properties")
+        for name in ("id", "score", "pass_threshold", "cost_usd", "stop_reason", "status"):
+            ET.SubElement(
+                properties, "property", name=f"run_{name}" if name == "id" else name, value=str(record.get(name))
+            )
+        lines = problems(record, min_score=min_score)
+        status = record.get("status")
+        if status == "error":
+            error = record.get("error") or {}
+            ET.SubElement(
+                case, "error", message=lines[0] if lines else "error", type=str(error.get("kind", "error"))
+            ).text = "\n".join(lines)
+        elif status in ("queued", "running", "cancelled"):
+            skipped += 1
+            ET.SubElement(case, "skipped", message=f"Run #{record.get('id')} is {status}.")
+        elif not run_passes(record, min_score=min_score):
+            failures += 1
+            ET.SubElement(
+                case, "failure", message="; ".join(lines) or "Did not pass.", type="below_threshold"
+            ).text = "\n".join(lines)
+        tools = " → ".join(record.get("tool_names") or []) or "none"
+        ET.SubElement(case, "system-out").text = (
+            f"Run #{record.get('id')} · score {score_text(record.get('score'))} "
+            f"(pass ≥ {record.get('pass_threshold')}) · tools: {tools} · cost {usd(record.get('cost_usd'))}"
+        )
+    suite.set("failures", str(failures))
+    suite.set("skipped", str(skipped))
+    root = ET.Element(
+        "testsuites", name=title, tests=suite.get("tests", "0"), failures=str(failures), errors=suite.get("errors", "0")
+    )
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _cell(value: object) -> str:
+    text = "" if value is None else str(value)
+    # A cell starting with = + - @ is a formula to spreadsheets: user-typed scenario names must stay text.
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def to_csv(records: list[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CSV_COLUMNS)
+    for r in records:
+        writer.writerow(
+            [
+                _cell(value)
+                for value in (
+                    r["id"],
+                    r["scenario_name"],
+                    r["status"],
+                    r.get("stop_reason"),
+                    "" if r.get("passed") is None else ("yes" if r["passed"] else "no"),
+                    r.get("score"),
+                    r.get("pass_threshold"),
+                    r.get("model"),
+                    " > ".join(r.get("tool_names") or []),
+                    r.get("cost_usd"),
+                    r.get("duration_ms"),
+                    r.get("created_at"),
+                    r.get("started_at"),
+                    r.get("finished_at"),
+                )
+            ]
+        )
+    return buffer.getvalue()
+
+
+def to_json(records: list[dict[str, Any]], *, min_score: float | None = None) -> str:
+    return json.dumps({"summary": runs_overview(records, min_score=min_score), "runs": records}, indent=2, default=str)

@@ -1,0 +1,236 @@
+"""/scorers: code scorers and LLM judges, through the ScorerForm and services the Scorers page uses.
+
+Saving a change of content makes a new version (scorers.services.scorer_save); `POST /scorers/generate` writes
+code from a description without saving it; `POST /scorers/{id}/test` scores a past run with the saved scorer.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from django.http import HttpRequest
+from ninja import Field, Query, Router, Schema
+from ninja.responses import Status
+
+from evalhub.api_routes.auth import auth_for
+from evalhub.api_routes.common import WRITE, Id, Page, PageParams, acting_user, invalid, not_found, paginate, responses
+from evalhub.models import McpServer
+from runs.models import Run
+from runs.scoring import run_record
+from scorers import services
+from scorers.forms import ScorerForm
+from scorers.models import Scorer
+
+router = Router()
+
+ScorerKind = Literal["code", "judge"]
+# API field → ScorerForm field, to put the form's errors where the client's fields are.
+FORM_FIELDS = {"judge_model_choice": "judge_model"}
+
+
+class ScorerOut(Schema):
+    id: int
+    name: str
+    description: str
+    kind: str
+    version: int = Field(description="Bumped by every change of content; results keep the version that scored.")
+    code: str
+    system_prompt: str
+    labels: str
+    judge_provider_id: int | None
+    judge_model: str
+    scenario_ids: list[int]
+    created_at: datetime
+    updated_at: datetime
+
+
+class ScorerIn(Schema):
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+    kind: ScorerKind = "code"
+    code: str = Field("", description="async ({ input, expected, output }) => number from 0 to 1")
+    system_prompt: str = Field("", description="Judges: what to evaluate.")
+    labels: str = Field("", description="Judges: one LABEL|score per line, e.g. GOOD|1.")
+    judge_provider_id: Id | None = Field(None, description="Judges: empty for the default judge model (Settings).")
+    judge_model: str = Field("", max_length=200)
+
+
+class ScorerPatch(Schema):
+    """Only the fields sent change."""
+
+    name: str | None = Field(None, min_length=1, max_length=200)
+    description: str | None = None
+    kind: ScorerKind | None = None
+    code: str | None = None
+    system_prompt: str | None = None
+    labels: str | None = None
+    judge_provider_id: Id | None = None
+    judge_model: str | None = Field(None, max_length=200)
+
+
+class ScorerFilters(Schema):
+    kind: ScorerKind | None = None
+    q: str | None = Field(None, max_length=200, description="Part of the name.")
+
+
+class GenerateIn(Schema):
+    description: str = Field(min_length=1, max_length=4000, description="What a good run looks like.")
+    server_id: Id | None = Field(None, description="Use this server's tools (its latest inspection).")
+
+
+class GeneratedOut(Schema):
+    code: str
+    source: str = Field(description='"model" or "template" (no generation model configured, or it failed).')
+    note: str
+
+
+class TestIn(Schema):
+    run_id: Id
+
+
+class EvaluationOut(Schema):
+    outcome: str = Field(description='"ok", "errored" (counts as 0) or "skipped" (left out of the mean).')
+    score: float | None
+    reason: str
+    label: str
+    error: str
+    console: list[dict[str, str]]
+    duration_ms: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+
+
+def scorer_out(scorer: Scorer) -> dict[str, Any]:
+    return {
+        "id": scorer.pk,
+        "name": scorer.name,
+        "description": scorer.description,
+        "kind": scorer.kind,
+        "version": scorer.version,
+        "code": scorer.code,
+        "system_prompt": scorer.system_prompt,
+        "labels": scorer.labels,
+        "judge_provider_id": scorer.judge_provider_id,
+        "judge_model": scorer.judge_model,
+        "scenario_ids": [scenario.pk for scenario in scorer.scenarios.all()],
+        "created_at": scorer.created_at,
+        "updated_at": scorer.updated_at,
+    }
+
+
+def _get(scorer_id: int) -> Scorer:
+    scorer = Scorer.objects.prefetch_related("scenarios").filter(pk=scorer_id).first()
+    if scorer is None:
+        raise not_found("Scorer", scorer_id)
+    return scorer
+
+
+def _save(values: dict[str, Any], instance: Scorer | None, request: HttpRequest) -> Scorer:
+    provider_id, model = values.get("judge_provider_id"), values.get("judge_model") or ""
+    if bool(provider_id) != bool(model):
+        raise invalid("Give judge_provider_id and judge_model together, or neither.", field="judge_model")
+    data = {
+        "name": values["name"],
+        "description": values["description"],
+        "kind": values["kind"],
+        "code": values["code"],
+        "system_prompt": values["system_prompt"],
+        "labels": values["labels"],
+        "judge_model_choice": f"{provider_id}:{model}" if provider_id else "",
+    }
+    form = ScorerForm(data, instance=instance)
+    if not form.is_valid():
+        errors = {FORM_FIELDS.get(name, name): [str(m) for m in messages] for name, messages in form.errors.items()}
+        first_field, first_messages = next(iter(errors.items()))
+        raise invalid(f"{first_field}: {first_messages[0]}", fields=errors)
+    scorer = services.scorer_save(scorer=form.save(commit=False), user=acting_user(request))
+    return _get(scorer.pk)
+
+
+@router.get("", response=responses({200: Page[ScorerOut]}), summary="List scorers")
+def list_scorers(request: HttpRequest, filters: Query[ScorerFilters], page: Query[PageParams]) -> dict[str, Any]:
+    scorers = Scorer.objects.prefetch_related("scenarios")
+    if filters.kind:
+        scorers = scorers.filter(kind=filters.kind)
+    if filters.q:
+        scorers = scorers.filter(name__icontains=filters.q)
+    result = paginate(scorers.order_by("name", "pk"), page)
+    result["items"] = [scorer_out(scorer) for scorer in result["items"]]
+    return result
+
+
+@router.post("", response=responses({201: ScorerOut}), auth=auth_for(WRITE), summary="Create a scorer")
+def create_scorer(request: HttpRequest, payload: ScorerIn) -> Status:
+    return Status(201, scorer_out(_save(payload.dict(), None, request)))
+
+
+@router.post(
+    "/generate", response=responses({200: GeneratedOut}, 404), auth=auth_for(WRITE), summary="Write scorer code"
+)
+def generate_scorer(request: HttpRequest, payload: GenerateIn) -> dict[str, Any]:
+    """Code for a plain-English description, by the generation model chosen in Settings. Not saved."""
+    tools: list[dict[str, Any]] = []
+    if payload.server_id is not None:
+        server = McpServer.objects.filter(pk=payload.server_id).first()
+        if server is None:
+            raise not_found("Server", payload.server_id)
+        snapshot = server.latest_snapshot()
+        tools = list(snapshot.tools) if snapshot else []
+    generated = services.scorer_generate(description=payload.description.strip(), tools=tools)
+    return {"code": generated.code, "source": generated.source, "note": generated.note}
+
+
+@router.get("/{int:scorer_id}", response=responses({200: ScorerOut}, 404), summary="Get a scorer")
+def get_scorer(request: HttpRequest, scorer_id: int) -> dict[str, Any]:
+    return scorer_out(_get(scorer_id))
+
+
+@router.patch(
+    "/{int:scorer_id}", response=responses({200: ScorerOut}, 404), auth=auth_for(WRITE), summary="Update a scorer"
+)
+def update_scorer(request: HttpRequest, scorer_id: int, payload: ScorerPatch) -> dict[str, Any]:
+    """A change of kind, code, prompt, labels or judge model makes a new version."""
+    scorer = _get(scorer_id)
+    values = scorer_out(scorer)
+    values.update({name: value for name, value in payload.dict(exclude_unset=True).items() if value is not None})
+    return scorer_out(_save(values, scorer, request))
+
+
+@router.delete(
+    "/{int:scorer_id}", response=responses({204: None}, 404), auth=auth_for(WRITE), summary="Delete a scorer"
+)
+def delete_scorer(request: HttpRequest, scorer_id: int) -> Status:
+    """Past results keep the scorer's name and score."""
+    _get(scorer_id).delete()
+    return Status(204, None)
+
+
+@router.post(
+    "/{int:scorer_id}/test",
+    response=responses({200: EvaluationOut}, 404),
+    auth=auth_for(WRITE),
+    summary="Test a scorer on a run",
+)
+def test_scorer(request: HttpRequest, scorer_id: int, payload: TestIn) -> dict[str, Any]:
+    """Score a finished run with the saved scorer (same sandbox and limits as the worker); nothing is stored."""
+    scorer = _get(scorer_id)
+    run = Run.objects.filter(pk=payload.run_id).first()
+    if run is None:
+        raise not_found("Run", payload.run_id)
+    if run.status != Run.Status.DONE:
+        raise invalid(f"Run {run.pk} is {run.status}; test on a finished (done) run.", field="run_id")
+    evaluation = services.scorer_evaluate(content=scorer, record=run_record(run))
+    return {
+        "outcome": evaluation.outcome,
+        "score": evaluation.score,
+        "reason": evaluation.reason,
+        "label": evaluation.label,
+        "error": evaluation.error,
+        "console": evaluation.console,
+        "duration_ms": evaluation.duration_ms,
+        "input_tokens": evaluation.input_tokens,
+        "output_tokens": evaluation.output_tokens,
+        "cost_usd": float(evaluation.cost_usd) if evaluation.cost_usd is not None else None,
+    }

@@ -1,0 +1,134 @@
+"""The code-scorer contract, as the product documents it, and the record every scorer receives.
+
+A scorer gets `{input, expected, output}`: the scenario's prompt, its expected JSON (or null) and the run's
+ScorerOutput. The TypeScript below is the product's own definition, reproduced field for field; the code
+generator sends it to the model, and the sandbox passes records of exactly this shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+SCORER_SIGNATURE = "async ({ input, expected, output }) => number"
+
+SCORER_TYPES = """\
+type ScorerOutput = {
+  text: string;
+  transcript: TranscriptData;
+  toolCalls: EvalToolCall[];
+  allToolCalls: EvalToolCall[];
+}
+
+export type TranscriptData = {
+  prompt: string;
+  steps: Array<{
+    text?: string;
+    finishReason?: string;
+    toolCalls?: Array<{
+      toolName: string;
+      args: Record<string, unknown>;
+    }>;
+    toolResults?: Array<{
+      toolName: string;
+      result: unknown;
+    }>;
+  }>;
+  finalText?: string;
+};
+
+/**
+ * Represents a single tool call recorded during an evaluation run
+ */
+export interface EvalToolCall {
+  toolName: string;
+  args: unknown;
+  result: unknown;
+  timestamp: number;
+  /** Nested tool calls made within this call (e.g., MCP tools called inside code mode) */
+  nestedCalls?: EvalToolCall[];
+}
+"""
+
+# EvalHub records a little more than the product's minimum; scorers may read it.
+RECORD_NOTES = """\
+In EvalHub every EvalToolCall also has durationMs (number), isError (boolean) and, for tools with an output
+schema, schemaValidation: {valid: boolean, message: string}. A tool `result` is the MCP CallToolResult:
+{content: [{type: "text", text: string}, ...], structuredContent?: object, isError: boolean}.
+`toolCalls` are the calls the agent made; `allToolCalls` also includes nested calls."""
+
+# The product's example: its description for the AI generator, and the scorer it documents.
+EXAMPLE_DESCRIPTION = (
+    "Verify get_weather tool call execution. Score 0 when tool not called. When called, validate latitude "
+    "parameter range (-90 to 90) and longitude parameter range (-180 to 180). Score 1 when both coordinates "
+    "valid, otherwise 0."
+)
+
+EXAMPLE_SCORER = """\
+async ({
+  input,
+  output: { text, transcript, toolCalls, allToolCalls },
+  expected,
+}) => {
+  // Check if get_weather tool was called
+  const weatherCalls = allToolCalls.filter(
+    (tc) => tc.toolName === "get_weather"
+  );
+
+  if (weatherCalls.length === 0) {
+    return 0;
+  }
+
+  // Validate coordinates in the first weather call
+  const weatherCall = weatherCalls[0];
+  const args = weatherCall.args || {};
+
+  const latitude = args.latitude;
+  const longitude = args.longitude;
+
+  // Check if latitude is a number between -90 and 90
+  const validLatitude =
+    typeof latitude === "number" && latitude >= -90 && latitude <= 90;
+
+  // Check if longitude is a number between -180 and 180
+  const validLongitude =
+    typeof longitude === "number" && longitude >= -180 && longitude <= 180;
+
+  // Return 1 if both are valid, 0 otherwise
+  return validLatitude && validLongitude ? 1 : 0;
+};
+"""
+
+
+def scorer_input(
+    *,
+    prompt: str,
+    expected: Any,
+    final_text: str,
+    transcript: Mapping[str, Any],
+    tool_calls: Sequence[Mapping[str, Any]],
+    all_tool_calls: Sequence[Mapping[str, Any]],
+) -> dict[str, Any]:
+    """`{input, expected, output}` for one run, from what the run worker stored."""
+    return {
+        "input": prompt,
+        "expected": expected,
+        "output": {
+            "text": final_text,
+            "transcript": dict(transcript),
+            "toolCalls": list(tool_calls),
+            "allToolCalls": list(all_tool_calls),
+        },
+    }
+
+
+def sample_input() -> dict[str, Any]:
+    """A record of a run that called no tool: what the code generator dry-runs new code against."""
+    return scorer_input(
+        prompt="",
+        expected=None,
+        final_text="",
+        transcript={"prompt": "", "steps": [], "finalText": ""},
+        tool_calls=[],
+        all_tool_calls=[],
+    )

@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from evalhub.model_choices import model_choices, model_value, parse_model_value
+from scorers import judge, sandbox
+from scorers.models import Scorer
+
+
+class ScorerForm(forms.ModelForm):
+    judge_model_choice = forms.ChoiceField(
+        label="Judge model",
+        required=False,
+        help_text="Empty: the default judge model from Settings. The offline model cannot judge (skipped).",
+    )
+
+    class Meta:
+        model = Scorer
+        fields = ["name", "description", "kind", "code", "system_prompt", "labels"]
+        widgets = {
+            "description": forms.Textarea(attrs={"rows": 2}),
+            "kind": forms.RadioSelect,
+            "code": forms.Textarea(attrs={"rows": 18, "class": "code-editor", "spellcheck": "false"}),
+            "system_prompt": forms.Textarea(attrs={"rows": 8}),
+            "labels": forms.Textarea(attrs={"rows": 4, "class": "mono", "placeholder": "GOOD|1\nBAD|0"}),
+        }
+        help_texts = {
+            "code": "async ({ input, expected, output }) => number from 0 to 1. output is { text, transcript, "
+            "toolCalls, allToolCalls }. console.log output is shown with the result.",
+            "labels": "One per line as LABEL|score, scores from 0 to 1, e.g. GOOD|1 and BAD|0.",
+        }
+
+    field_order = ["name", "description", "kind", "code", "system_prompt", "labels", "judge_model_choice"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["judge_model_choice"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [("", "Default judge model (Settings)"), *model_choices()]
+        scorer: Scorer = self.instance
+        if scorer.pk and scorer.judge_provider is not None and scorer.judge_model:
+            self.initial["judge_model_choice"] = model_value(scorer.judge_provider, scorer.judge_model)
+
+    def clean_judge_model_choice(self) -> str:
+        value: str = self.cleaned_data["judge_model_choice"]
+        if value:
+            try:
+                parse_model_value(value)
+            except ValueError as exc:
+                raise forms.ValidationError(str(exc)) from None
+        return value
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("kind") == Scorer.Kind.CODE:
+            code = data.get("code", "")
+            if not code.strip():
+                self.add_error("code", "Write the scorer function, or generate it from a description.")
+            elif (compiled := sandbox.compile_problem(code)) is not None:
+                self.add_error("code", compiled.error)  # says the line and column of a syntax error
+        elif data.get("kind") == Scorer.Kind.JUDGE:
+            if not data.get("system_prompt", "").strip():
+                self.add_error("system_prompt", "Tell the judge what to evaluate.")
+            try:
+                judge.parse_labels(data.get("labels", ""))
+            except judge.LabelError as exc:
+                for problem in exc.problems:
+                    self.add_error("labels", problem)
+        return data
+
+    def save(self, commit: bool = True) -> Scorer:
+        scorer: Scorer = super().save(commit=False)
+        choice = self.cleaned_data.get("judge_model_choice") or ""
+        scorer.judge_provider, scorer.judge_model = parse_model_value(choice) if choice else (None, "")
+        return scorer

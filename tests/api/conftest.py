@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.test import Client
+
+from evalhub.models import ApiKey
+
+ALL = ["evaluate:read", "evaluate:write", "evaluate:admin", "evaluate:export"]
+KeyClient = Callable[..., Client]
+
+
+@pytest.fixture(autouse=True)
+def fresh_rate_limits(db: None) -> Iterator[None]:
+    """Rate-limit counters live in the cache (a database table here): every test starts with a full allowance."""
+    cache.clear()
+    yield
+
+
+def key_client(user: User, scopes: list[str], **issue: object) -> Client:
+    _, raw = ApiKey.issue(user=user, name="test", scopes=scopes, **issue)  # type: ignore[arg-type]
+    return Client(headers={"Authorization": f"Bearer {raw}"})
+
+
+@pytest.fixture
+def make_client() -> KeyClient:
+    """`make_client(user, "evaluate:read", …)`: a test client sending a fresh key of `user` with those scopes."""
+
+    def make(user: User, *scopes: str, **issue: object) -> Client:
+        return key_client(user, list(scopes), **issue)
+
+    return make
+
+
+@pytest.fixture
+def admin_api(alice: User) -> Client:
+    """alice (staff) with a key holding every scope."""
+    return key_client(alice, ALL)
+
+
+@pytest.fixture
+def reader_api(bob: User) -> Client:
+    """bob with a read-only key."""
+    return key_client(bob, ["evaluate:read"])
+
+
+@pytest.fixture
+def writer_api(bob: User) -> Client:
+    """bob (not staff) with read, write and export."""
+    return key_client(bob, ["evaluate:read", "evaluate:write", "evaluate:export"])
