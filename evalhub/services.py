@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.utils import timezone
@@ -12,12 +14,11 @@ from evalhub.models import McpServer, Scenario
 from evalhub.vault import SecretUnavailable
 
 
-def _copy_name(name: str) -> str:
-    candidate = f"Copy of {name}"[:200]
-    n = 2
-    while Scenario.objects.filter(name=candidate).exists():
-        candidate = f"Copy {n} of {name}"[:200]
-        n += 1
+def copy_name(name: str, *, taken: Callable[[str], bool]) -> str:
+    """ "Copy of X", or "Copy 2 of X" and so on when that is taken: the name of a duplicate."""
+    candidate, n = f"Copy of {name}"[:200], 2
+    while taken(candidate):
+        candidate, n = f"Copy {n} of {name}"[:200], n + 1
     return candidate
 
 
@@ -26,7 +27,7 @@ def scenario_duplicate(*, scenario: Scenario, user: AbstractBaseUser | Anonymous
     with transaction.atomic():
         copy = Scenario.objects.get(pk=scenario.pk)
         copy.pk = None
-        copy.name = _copy_name(scenario.name)
+        copy.name = copy_name(scenario.name, taken=lambda name: Scenario.objects.filter(name=name).exists())
         copy.created_by = user if user.is_authenticated else None  # type: ignore[assignment]
         copy.save()
         copy.tags.set(tags)

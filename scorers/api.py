@@ -156,9 +156,7 @@ def list_scorers(request: HttpRequest, filters: Query[ScorerFilters], page: Quer
         scorers = scorers.filter(kind=filters.kind)
     if filters.q:
         scorers = scorers.filter(name__icontains=filters.q)
-    result = paginate(scorers.order_by("name", "pk"), page)
-    result["items"] = [scorer_out(scorer) for scorer in result["items"]]
-    return result
+    return paginate(scorers.order_by("name", "pk"), page, out=scorer_out)
 
 
 @router.post("", response=responses({201: ScorerOut}), auth=auth_for(WRITE), summary="Create a scorer")

@@ -17,6 +17,7 @@ from django.db import transaction
 
 from evalhub.models import Provider, SiteSettings
 from evalhub.models.providers import offline_provider
+from evalhub.services import copy_name
 from scorers import judge, sandbox
 from scorers.generate import Generated, generate_scorer
 from scorers.models import Scorer, ScorerVersion
@@ -124,9 +125,7 @@ def scorer_save(*, scorer: Scorer, user: AbstractBaseUser | AnonymousUser) -> Sc
 
 
 def scorer_duplicate(*, scorer: Scorer, user: AbstractBaseUser | AnonymousUser) -> Scorer:
-    name, n = f"Copy of {scorer.name}"[:200], 2
-    while Scorer.objects.filter(name=name).exists():
-        name, n = f"Copy {n} of {scorer.name}"[:200], n + 1
+    name = copy_name(scorer.name, taken=lambda name: Scorer.objects.filter(name=name).exists())
     copy = Scorer(name=name, description=scorer.description, **_content_of(scorer))
     return scorer_save(scorer=copy, user=user)
 

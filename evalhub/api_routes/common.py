@@ -6,6 +6,7 @@ documented envelope `{"error": {"code", "message", "details"}}`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any, Generic, TypeVar
@@ -154,7 +155,8 @@ class Page(Schema, Generic[T]):
     offset: int
 
 
-def paginate(queryset: QuerySet[Any], params: PageParams) -> dict[str, Any]:
+def paginate(queryset: QuerySet[Any], params: PageParams, *, out: Callable[[Any], Any]) -> dict[str, Any]:
+    """One page of `queryset`, each item turned into its API shape by `out`, with the total for the pager."""
     total = queryset.count()
-    items = list(queryset[params.offset : params.offset + params.limit])
+    items = [out(item) for item in queryset[params.offset : params.offset + params.limit]]
     return {"items": items, "total": total, "limit": params.limit, "offset": params.offset}

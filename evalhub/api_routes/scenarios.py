@@ -213,9 +213,7 @@ def list_scenarios(request: HttpRequest, filters: Query[ScenarioFilters], page: 
         scenarios = scenarios.filter(name=filters.name)
     if filters.q:
         scenarios = scenarios.filter(name__icontains=filters.q)
-    result = paginate(scenarios.order_by("name", "pk"), page)
-    result["items"] = [scenario_out(s) for s in result["items"]]
-    return result
+    return paginate(scenarios.order_by("name", "pk"), page, out=scenario_out)
 
 
 @router.post("", response=responses({201: ScenarioOut}), auth=auth_for(WRITE), summary="Create a scenario")

@@ -249,9 +249,7 @@ def list_servers(request: HttpRequest, filters: Query[ServerFilters], page: Quer
         servers = servers.filter(transport=filters.transport)
     if filters.q:
         servers = servers.filter(name__icontains=filters.q)
-    result = paginate(servers.order_by("name", "pk"), page)
-    result["items"] = [server_out(server) for server in result["items"]]
-    return result
+    return paginate(servers.order_by("name", "pk"), page, out=server_out)
 
 
 @router.post("", response=responses({201: ServerOut}), auth=auth_for(WRITE), summary="Register a server")

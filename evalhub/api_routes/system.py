@@ -121,20 +121,19 @@ def get_metrics_prometheus(request: HttpRequest, params: Query[WindowParams]) ->
 def list_providers(request: HttpRequest, page: Query[PageParams]) -> dict[str, Any]:
     """Which models scenarios can use (`provider_id` + `model`). Keys and secret headers are never shown."""
     ensure_builtin_providers()
-    result = paginate(Provider.objects.order_by("-is_builtin", "name", "pk"), page)
-    result["items"] = [
-        {
-            "id": p.pk,
-            "name": p.name,
-            "kind": p.kind,
-            "base_url": p.base_url,
-            "model_names": [str(m) for m in p.model_names],
-            "secret_names": _secret_names(p),
-            "is_builtin": p.is_builtin,
-        }
-        for p in result["items"]
-    ]
-    return result
+    return paginate(Provider.objects.order_by("-is_builtin", "name", "pk"), page, out=_provider_out)
+
+
+def _provider_out(provider: Provider) -> dict[str, Any]:
+    return {
+        "id": provider.pk,
+        "name": provider.name,
+        "kind": provider.kind,
+        "base_url": provider.base_url,
+        "model_names": [str(m) for m in provider.model_names],
+        "secret_names": _secret_names(provider),
+        "is_builtin": provider.is_builtin,
+    }
 
 
 def _secret_names(provider: Provider) -> list[str]:

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from playwright.sync_api import Browser, Page, sync_playwright
+from pytest_django.live_server_helper import LiveServer
+
+from tests.base import PASSWORD
 
 CHROMIUM = os.environ.get("EVALHUB_CHROMIUM", "/usr/bin/chromium")
 # Flags for a closed network: without the background-networking ones Chromium keeps dialling Google's hosts.
@@ -55,3 +58,11 @@ def screenshot(page: Page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def log_in(page: Page, live_server: LiveServer, username: str = "alice") -> None:
+    """Log in through the login form, as a person would (the named users share one password)."""
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()

@@ -7,8 +7,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
-from tests.base import PASSWORD
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import log_in, screenshot
 from tests.providers.scripted_server import API_KEY, Answer, ScriptedServer, completion, openai_error
 
 
@@ -22,13 +21,6 @@ def scripted() -> Iterator[ScriptedServer]:
 @pytest.fixture(autouse=True)
 def no_openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-
-
-def log_in(page: Page, live_server: LiveServer, username: str = "alice") -> None:
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
 
 
 @pytest.mark.browser

@@ -7,15 +7,8 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
-from tests.base import PASSWORD, make_demo_server
-from tests.browser.conftest import screenshot
-
-
-def log_in(page: Page, live_server: LiveServer) -> None:
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill("alice")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+from tests.base import make_demo_server
+from tests.browser.conftest import log_in, screenshot
 
 
 @pytest.mark.browser

@@ -13,8 +13,8 @@ from runs.models import Run
 from runs.services import run_start
 from scorers.contract import EXAMPLE_DESCRIPTION
 from scorers.models import Scorer
-from tests.base import PASSWORD, make_demo_server, make_scenario, make_scripted_provider, wait_until
-from tests.browser.conftest import screenshot
+from tests.base import make_demo_server, make_scenario, make_scripted_provider, wait_until
+from tests.browser.conftest import log_in, screenshot
 from tests.providers.scripted_server import Answer, ScriptedServer, completion
 
 CODE = """async ({ output }) => {
@@ -22,13 +22,6 @@ CODE = """async ({ output }) => {
   console.log("get_weather calls:", calls.length);
   return calls.length > 0 ? 1 : 0;
 };"""
-
-
-def log_in(page: Page, live_server: LiveServer) -> None:
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill("alice")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
 
 
 @pytest.mark.browser

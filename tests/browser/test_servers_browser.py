@@ -11,8 +11,7 @@ from pytest_django.live_server_helper import LiveServer
 
 from evalhub.mcpclient import inspect_server
 from tests.base import PASSWORD, PROJECT_DIR, PYTHON, make_demo_server
-from tests.browser.conftest import screenshot
-from tests.browser.test_runs_browser import log_in
+from tests.browser.conftest import log_in, screenshot
 from tests.mcpclient.helpers import FIXTURES, start_demo, stop
 
 DEMO_TOOLS = ["get_weather", "search_flights", "book_flight", "cancel_booking", "wait"]

