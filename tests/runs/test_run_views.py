@@ -164,3 +164,27 @@ class RunDetailTests:
 
     def test_an_unknown_run_is_404(self, alice_client: Client) -> None:
         assert alice_client.get("/runs/999999/").status_code == 404
+
+
+@pytest.mark.django_db
+class RunListPaginationTests:
+    def test_walking_every_page_gives_every_run_once_newest_first(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        # Pages near the end are read from the end of the index: both directions must agree with a plain query.
+        runs = Run.objects.bulk_create(
+            Run(scenario=scenario, model="m", status="done", score=1.0, passed=i % 3 != 0) for i in range(2 * 50 + 7)
+        )
+        Run.objects.filter(pk__in=[r.pk for r in runs[:40]]).update(created_at=timezone.now() - timedelta(hours=1))
+
+        def walk(query: str) -> list[int]:
+            pages = alice_client.get(f"/runs/?{query}").context["page"].paginator.num_pages
+            return [
+                run.pk
+                for number in range(1, pages + 1)
+                for run in alice_client.get(f"/runs/?{query}&page={number}").context["page"]
+            ]
+
+        expected = list(Run.objects.order_by("-created_at", "-id").values_list("pk", flat=True))
+        assert walk("") == expected
+        assert walk("passed=no") == [pk for pk in expected if not Run.objects.get(pk=pk).passed]
