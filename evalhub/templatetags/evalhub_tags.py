@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from django import template
+from django.utils import timezone
+from django.utils.timesince import timesince
 
 register = template.Library()
 
@@ -52,3 +55,13 @@ def preview(value: Any, length: int = 120) -> str:
         text = json.dumps(value, ensure_ascii=False, default=str)
     text = " ".join(text.split())
     return text if len(text) <= length else text[: length - 1] + "…"
+
+
+@register.filter
+def ago(value: datetime | None) -> str:
+    """ "just now" for the last minute (timesince would say "0 minutes"), else "5 minutes ago"."""
+    if value is None:
+        return ""
+    if (timezone.now() - value).total_seconds() < 60:
+        return "just now"
+    return f"{timesince(value)} ago"
