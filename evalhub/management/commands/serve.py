@@ -25,8 +25,10 @@ class Command(BaseCommand):
         parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
 
     def handle(self, *args: Any, addr: str, concurrency: int, **options: Any) -> None:
-        # `kill` (SIGTERM) must stop both children too, exactly like Ctrl-C, or they outlive the launcher.
+        # `kill` (SIGTERM) must stop both children too, exactly like Ctrl-C, or they outlive the launcher; and
+        # Ctrl-C must work even when started from a shell that made background jobs ignore SIGINT.
         signal.signal(signal.SIGTERM, _interrupt)
+        signal.signal(signal.SIGINT, _interrupt)
         python = sys.executable
         children = {
             "web": subprocess.Popen([python, "manage.py", "runserver", addr, "--noreload"]),
