@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import socket
 import statistics
 import subprocess
 import sys
@@ -22,25 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from evalhub.mcpclient import ServerConfig, inspect_server  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"demo server exited with {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.02)
-    raise SystemExit(f"demo server did not listen on {port} within {timeout} s")
+from tests.mcpclient.helpers import free_port, wait_for_port  # noqa: E402
 
 
 def measure(config: ServerConfig, runs: int) -> list[float]:

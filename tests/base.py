@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import time
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from django.db import connection
 
 from evalhub.models import McpServer, Provider, Scenario
 from evalhub.models.providers import offline_provider
+from tests.mcpclient.helpers import free_port  # noqa: F401 — one definition, shared by every test package
 from tests.providers.scripted_server import API_KEY as SCRIPTED_API_KEY
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -47,12 +47,6 @@ def wait_until(condition: Callable[[], Any], *, timeout: float, what: str) -> An
             return result
         time.sleep(0.05)
     raise AssertionError(f"Timed out after {timeout:.0f} s waiting for {what}")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def database_url() -> str:
