@@ -133,8 +133,29 @@ def error_response(request: HttpRequest, exc: Exception) -> HttpResponse:
     return _envelope(ErrorCode.INTERNAL_ERROR, "Something went wrong on our side; it has been logged.", None, 500)
 
 
+def _reject_nul(value: Any, where: str) -> None:
+    """PostgreSQL cannot store or compare text containing NUL; say so instead of failing with a 500."""
+    if isinstance(value, str) and "\x00" in value:
+        raise ApiError(
+            ErrorCode.VALIDATION_ERROR, f"{where}: must not contain NUL (\\u0000) characters.", {"field": where}
+        )
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _reject_nul(key, where)
+            _reject_nul(item, f"{where}.{key}" if where != "body" else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _reject_nul(item, f"{where}[{index}]")
+
+
 class StrictParser(Parser):
-    """A parameter given twice is an error, not "the last one wins": `?status=done&status=error` filters nothing."""
+    """A parameter given twice is an error, not "the last one wins": `?status=done&status=error` filters nothing.
+    Text with NUL characters is refused everywhere, in parameters and bodies."""
+
+    def parse_body(self, request: HttpRequest) -> Any:
+        body = super().parse_body(request)
+        _reject_nul(body, "body")
+        return body
 
     def parse_querydict(
         self, data: MultiValueDict[str, Any], list_fields: list[str], request: HttpRequest
@@ -144,6 +165,10 @@ class StrictParser(Parser):
             raise ApiError(
                 ErrorCode.VALIDATION_ERROR, f"{repeated[0]}: give this parameter once.", {"repeated": repeated}
             )
+        for key in data:
+            _reject_nul(key, "parameters")
+            for value in data.getlist(key):
+                _reject_nul(value, key)
         return super().parse_querydict(data, list_fields, request)
 
 

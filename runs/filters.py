@@ -57,7 +57,8 @@ class RunFilters:
 
     @classmethod
     def from_query(cls, query: QueryDict) -> RunFilters:
-        return cls(**{name: query.get(name, "").strip() for name in cls.__dataclass_fields__})
+        # NUL characters are dropped: PostgreSQL refuses them in any text it compares.
+        return cls(**{name: query.get(name, "").replace("\x00", "").strip() for name in cls.__dataclass_fields__})
 
     @property
     def active(self) -> bool:

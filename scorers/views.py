@@ -88,7 +88,7 @@ def scorer_delete(request: HttpRequest, scorer_id: int) -> HttpResponse:
 def scorer_test(request: HtmxHttpRequest) -> HttpResponse:
     """Run the editor's unsaved scorer on a past run, with the same sandbox and limits as the worker."""
     form = ScorerForm(request.POST)
-    run = Run.objects.filter(pk=request.POST.get("run_id") or 0).select_related("scenario").first()
+    run = Run.objects.filter(pk=_id(request.POST.get("run_id"))).select_related("scenario").first()
     context: dict[str, object] = {"run": run}
     if run is None:
         context["problem"] = "Choose a finished run to test on."
@@ -105,7 +105,7 @@ def scorer_test(request: HtmxHttpRequest) -> HttpResponse:
 def scorer_generate(request: HtmxHttpRequest) -> HttpResponse:
     """Write scorer code from a description; it is shown for review and saved only with the form."""
     description = request.POST.get("description", "").strip()
-    server = McpServer.objects.filter(pk=request.POST.get("server_id") or 0).first()
+    server = McpServer.objects.filter(pk=_id(request.POST.get("server_id"))).first()
     snapshot = server.latest_snapshot() if server else None
     context: dict[str, object] = {}
     if not description:
@@ -115,3 +115,8 @@ def scorer_generate(request: HtmxHttpRequest) -> HttpResponse:
             description=description, tools=snapshot.tools if snapshot else []
         )
     return render(request, "scorers/scorer_form.html#generate-result", context)
+
+
+def _id(value: str | None) -> int:
+    """A posted id, or 0 (which matches nothing) when it is missing or not a number."""
+    return int(value) if value and value.isdigit() and len(value) < 19 else 0

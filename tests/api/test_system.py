@@ -95,3 +95,18 @@ class ProviderListTests:
         assert items["Acme"]["secret_names"] == ["API key"]
         assert items["EvalHub offline"]["model_names"] == ["evalhub-offline"]
         assert "SECRET" not in response.content.decode()
+
+
+@pytest.mark.django_db
+class NulCharacterTests:
+    """PostgreSQL refuses NUL in text; the API must answer 400 with the envelope, not 500 (found by schemathesis)."""
+
+    def test_a_nul_in_a_query_parameter_is_a_validation_error(self, reader_api: Client) -> None:
+        response = reader_api.get("/api/v1/scenarios?tag=a%00b")
+
+        assert response.status_code == 400
+        assert response.json()["error"]["code"] == "VALIDATION_ERROR"
+        assert "NUL" in response.json()["error"]["message"]
+
+    def test_the_runs_page_ignores_a_nul_in_its_filters(self, alice_client: Client) -> None:
+        assert alice_client.get("/runs/?tag=a%00b&model=%00").status_code == 200

@@ -187,3 +187,12 @@ class ScenarioScorerAttachTests:
         alice_client.post(f"/scenarios/{scenario.pk}/edit/", data)
 
         assert list(scenario.scorers.all()) == [scorer]
+
+
+@pytest.mark.django_db
+class ScorerTestBadInputTests:
+    def test_a_run_id_that_is_not_a_number_is_explained(self, alice_client: Client) -> None:
+        response = alice_client.post("/scorers/test/", {**code_form(), "run_id": "abc"}, HTTP_HX_REQUEST="true")
+
+        assert response.status_code == 200
+        assert "Choose a finished run to test on." in response.content.decode()
