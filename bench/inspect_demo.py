@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evalhub.mcpclient import ServerConfig, inspect_server  # noqa: E402
-from tests.mcpclient.helpers import free_port, wait_for_port  # noqa: E402
+from evalhub.mcp_client import ServerConfig, inspect_server  # noqa: E402
+from tests.evalhub.mcp_client.helpers import free_port, wait_for_port  # noqa: E402
 
 
 def measure(config: ServerConfig, runs: int) -> list[float]:

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/offline_accuracy.py
 
-Reads tests/providers/fixtures/offline_prompts.json; prints correct tools, correct arguments, correct
+Reads tests/evalhub/model_client/fixtures/offline_prompts.json; prints correct tools, correct arguments, correct
 refusals, multi-step runs and known limitations (counts and percentages), then the median latency of one
 offline chat call.
 """
@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evalhub.providers import OFFLINE_MODEL, ProviderClient, offline_config
-from tests.providers.offline_table import Outcome, evaluate, load_table, load_toolsets
+from evalhub.model_client import OFFLINE_MODEL, ProviderClient, offline_config
+from tests.evalhub.model_client.offline_table import Outcome, evaluate, load_table, load_toolsets
 
 LATENCY_CALLS = 200
 

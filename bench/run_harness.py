@@ -150,9 +150,10 @@ def wrap(owner: Any, name: str, label: str) -> None:
 
 def instrument() -> None:
     """Wrap the pipeline's steps with timers (this process only)."""
-    from evalhub.mcpclient.connection import Connection
-    from evalhub.models import McpServer, Provider
-    from evalhub.providers.client import ProviderClient
+    from evalhub.mcp_client.connection import Connection
+    from evalhub.model_client.client import ProviderClient
+    from evalhub.providers.models import Provider
+    from evalhub.servers.models import McpServer
     from runs import pipeline
     from runs.recorder import Recorder
 

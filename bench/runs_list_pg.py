@@ -75,8 +75,8 @@ def load(runs: int) -> dict[str, float]:
     from django.db import connection
     from django.utils import timezone
 
-    from evalhub.models import Scenario, Tag
-    from evalhub.models.providers import offline_provider
+    from evalhub.providers.models import offline_provider
+    from evalhub.scenarios.models import Scenario, Tag
     from tests.base import make_demo_server
 
     started = time.perf_counter()
@@ -208,7 +208,7 @@ def load(runs: int) -> dict[str, float]:
 def cases() -> list[tuple[str, str]]:
     from django.core.paginator import Paginator
 
-    from evalhub.models import Scenario
+    from evalhub.scenarios.models import Scenario
     from runs.models import Run
     from runs.views import PAGE_SIZE
 

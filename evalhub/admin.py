@@ -1,6 +1,7 @@
 from django.contrib import admin
 
-from evalhub.models import McpServer, WorkerHeartbeat
+from evalhub.models import WorkerHeartbeat
+from evalhub.servers.models import McpServer
 
 
 @admin.register(WorkerHeartbeat)

@@ -14,10 +14,11 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 
-from evalhub.mcpclient.errors import McpConnectionError
-from evalhub.models import McpServer, Scenario, Tag
-from evalhub.models.providers import OFFLINE_MODEL, offline_provider
-from evalhub.services import server_inspect
+from evalhub.mcp_client.errors import McpConnectionError
+from evalhub.providers.models import OFFLINE_MODEL, offline_provider
+from evalhub.scenarios.models import Scenario, Tag
+from evalhub.servers.models import McpServer
+from evalhub.servers.services import server_inspect
 from scorers.contract import EXAMPLE_SCORER
 from scorers.models import Scorer
 from scorers.services import scorer_save

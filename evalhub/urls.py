@@ -2,8 +2,12 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from evalhub import views as shell
 from evalhub.api import api_urlpatterns
-from evalhub.views import api_keys, providers, scenarios, servers, shell
+from evalhub.api_keys import views as api_keys
+from evalhub.providers import views as providers
+from evalhub.scenarios import views as scenarios
+from evalhub.servers import views as servers
 
 urlpatterns = [
     path("", shell.home, name="home"),

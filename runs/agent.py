@@ -12,9 +12,9 @@ from typing import Any
 
 import anyio
 
-from evalhub.mcpclient.connection import Connection
-from evalhub.providers.client import ProviderClient
-from evalhub.providers.results import ToolCall
+from evalhub.mcp_client.connection import Connection
+from evalhub.model_client.client import ProviderClient
+from evalhub.model_client.results import ToolCall
 from runs.models import Run
 from runs.recorder import Recorder
 from runs.tool_results import as_model_content, check_output_schema

@@ -11,8 +11,7 @@ from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 from pydantic import BeforeValidator
 
-from evalhub.api_routes.auth import auth_for
-from evalhub.api_routes.common import (
+from evalhub.api.common import (
     EXPORT,
     WRITE,
     ApiError,
@@ -25,7 +24,8 @@ from evalhub.api_routes.common import (
     not_found,
     responses,
 )
-from evalhub.models import Scenario
+from evalhub.api_keys.auth import auth_for
+from evalhub.scenarios.models import Scenario
 from runs.filters import RunFilters
 from runs.heartbeat import runs_reap_stale
 from runs.models import Run

@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from django.http import QueryDict
 from django.utils import timezone
 
-from evalhub.models import Scenario
+from evalhub.scenarios.models import Scenario
 from runs.models import Run
 
 

@@ -8,7 +8,9 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.utils import timezone
 
-from evalhub.models import McpServer, Provider, Scenario, ToolSnapshot
+from evalhub.providers.models import Provider
+from evalhub.scenarios.models import Scenario
+from evalhub.servers.models import McpServer, ToolSnapshot
 
 
 class DailyRunQuota(models.Model):

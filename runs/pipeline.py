@@ -13,10 +13,10 @@ import anyio
 from django.db import close_old_connections
 from django.utils import timezone
 
-from evalhub.mcpclient.connection import connect
-from evalhub.mcpclient.errors import McpConnectionError
-from evalhub.providers.client import ProviderClient
-from evalhub.providers.errors import ProviderError
+from evalhub.mcp_client.connection import connect
+from evalhub.mcp_client.errors import McpConnectionError
+from evalhub.model_client.client import ProviderClient
+from evalhub.model_client.errors import ProviderError
 from evalhub.vault import SecretUnavailable
 from runs import heartbeat
 from runs.agent import AgentTask, run_agent

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from django.db import connection
 from django.utils import timezone
 
-from evalhub.providers.results import ChatResult
+from evalhub.model_client.results import ChatResult
 from runs.models import Run
 
 T = TypeVar("T")

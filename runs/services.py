@@ -10,7 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.utils import timezone
 
-from evalhub.models import Scenario
+from evalhub.scenarios.models import Scenario
 from runs.models import Run
 from runs.quota import QuotaExceeded, reserve_run
 from runs.tasks import execute_run, rescore_runs

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from evalhub.htmx import HtmxHttpRequest
-from evalhub.models import Scenario, Tag
+from evalhub.scenarios.models import Scenario, Tag
 from runs.filters import RunFilters, models_used
 from runs.heartbeat import runs_reap_stale
 from runs.models import Run

@@ -13,9 +13,22 @@ from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
-from evalhub.api_routes.auth import auth_for
-from evalhub.api_routes.common import WRITE, Id, Page, PageParams, acting_user, invalid, not_found, paginate, responses
-from evalhub.models import McpServer
+from evalhub.api.common import (
+    WRITE,
+    Id,
+    Page,
+    PageParams,
+    acting_user,
+    form_errors,
+    get_or_404,
+    invalid,
+    not_found,
+    paginate,
+    patched,
+    responses,
+)
+from evalhub.api_keys.auth import auth_for
+from evalhub.servers.models import McpServer
 from runs.models import Run
 from runs.scoring import run_record
 from scorers import services
@@ -121,10 +134,7 @@ def scorer_out(scorer: Scorer) -> dict[str, Any]:
 
 
 def _get(scorer_id: int) -> Scorer:
-    scorer = Scorer.objects.prefetch_related("scenarios").filter(pk=scorer_id).first()
-    if scorer is None:
-        raise not_found("Scorer", scorer_id)
-    return scorer
+    return get_or_404(Scorer.objects.prefetch_related("scenarios"), "Scorer", scorer_id)
 
 
 def _save(values: dict[str, Any], instance: Scorer | None, request: HttpRequest) -> Scorer:
@@ -142,9 +152,7 @@ def _save(values: dict[str, Any], instance: Scorer | None, request: HttpRequest)
     }
     form = ScorerForm(data, instance=instance)
     if not form.is_valid():
-        errors = {FORM_FIELDS.get(name, name): [str(m) for m in messages] for name, messages in form.errors.items()}
-        first_field, first_messages = next(iter(errors.items()))
-        raise invalid(f"{first_field}: {first_messages[0]}", fields=errors)
+        raise form_errors(form, FORM_FIELDS)
     scorer = services.scorer_save(scorer=form.save(commit=False), user=acting_user(request))
     return _get(scorer.pk)
 
@@ -191,8 +199,7 @@ def get_scorer(request: HttpRequest, scorer_id: int) -> dict[str, Any]:
 def update_scorer(request: HttpRequest, scorer_id: int, payload: ScorerPatch) -> dict[str, Any]:
     """A change of kind, code, prompt, labels or judge model makes a new version."""
     scorer = _get(scorer_id)
-    values = scorer_out(scorer)
-    values.update({name: value for name, value in payload.dict(exclude_unset=True).items() if value is not None})
+    values = patched(scorer_out(scorer), payload.dict(exclude_unset=True))
     return scorer_out(_save(values, scorer, request))
 
 

@@ -4,7 +4,7 @@ from typing import Any
 
 from django import forms
 
-from evalhub.model_choices import model_choices, model_value, parse_model_value
+from evalhub.providers.model_choices import model_choices, model_value, parse_model_value
 from scorers import judge, sandbox
 from scorers.models import Scorer
 

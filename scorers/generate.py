@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from evalhub.providers import ProviderClient, ProviderConfig, ProviderError
+from evalhub.model_client import ProviderClient, ProviderConfig, ProviderError
 from scorers.code_templates import template_code
 from scorers.contract import (
     EXAMPLE_DESCRIPTION,

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
-from evalhub.providers import OFFLINE_MODEL, CostBreakdown, ProviderClient, ProviderConfig, ProviderError, TokenUsage
-from evalhub.providers.offline import is_offline_url
+from evalhub.model_client import OFFLINE_MODEL, CostBreakdown, ProviderClient, ProviderConfig, ProviderError, TokenUsage
+from evalhub.model_client.offline import is_offline_url
 from scorers.judge_prompt import MAX_ANSWER_CHARS, build_messages, retry_instruction
 
 SKIPPED_REASON = "skipped — choose a judge model in Settings"

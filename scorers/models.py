@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from evalhub.models import Provider, Scenario
+from evalhub.providers.models import Provider
+from evalhub.scenarios.models import Scenario
 
 
 class Scorer(models.Model):

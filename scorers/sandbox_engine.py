@@ -32,6 +32,7 @@ from typing import Any
 
 from scorers.sandbox_harness import HARNESS
 from scorers.sandbox_limits import LEVELS, ErrorKind, SandboxLimits
+from scorers.sandbox_messages import described_value, exception_message, memory_message
 
 _SOURCE_URL = "\n//# sourceURL=scorer.js"
 _ANONYMOUS_FUNCTION = re.compile(r"(async\s+)?function\s*\*?\s*\(")
@@ -40,7 +41,6 @@ _LEADING_TRIVIA = re.compile(r"(\s+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
 _PARSE_ERROR_HEAD = re.compile(r"^<anonymous>:(\d+): (.*)$")
 # The line terminators of JavaScript source.
 _LINE_BREAK = re.compile(r"\r\n|[\n\r\u2028\u2029]")
-_MAX_FRAMES = 10
 # Frames of the harness script ("<anonymous>:231:14") and of the eval that runs the scorer's code.
 _HARNESS_FRAME = re.compile(
     r"\n[ \t]+at (?:[^\n]*\()?<anonymous>:\d+:\d+\)?(?=\n|$)|\n[ \t]+at eval \(<anonymous>\)(?=\n|$)"
@@ -141,10 +141,10 @@ def score(code: str, input_json: str, limits: SandboxLimits) -> dict[str, Any]:
                 f"Timed out after {timeout:g} s: the scorer was still running (an endless loop?).",
             )
         except JSOOMException:
-            return _stopped(racer, limits, ErrorKind.MEMORY, _memory_message(limits))
+            return _stopped(racer, limits, ErrorKind.MEMORY, memory_message(limits))
         except JSEvalException as error:
             if racer.was_hard_memory_limit_reached():
-                return _stopped(racer, limits, ErrorKind.MEMORY, _memory_message(limits))
+                return _stopped(racer, limits, ErrorKind.MEMORY, memory_message(limits))
             # Something escaped the harness's own try/catch, e.g. a stack overflow inside it.
             return _errored(ErrorKind.EXCEPTION, "The scorer failed: " + _first_lines(str(error), 3))
         except _BadDocument as bad:
@@ -158,7 +158,7 @@ def score(code: str, input_json: str, limits: SandboxLimits) -> dict[str, Any]:
         while document["state"] == "pending":
             if racer.was_hard_memory_limit_reached():
                 # The limit terminated a microtask checkpoint: the promise will never settle now.
-                return _stopped(racer, limits, ErrorKind.MEMORY, _memory_message(limits), document)
+                return _stopped(racer, limits, ErrorKind.MEMORY, memory_message(limits), document)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return _errored(
@@ -184,7 +184,7 @@ def score(code: str, input_json: str, limits: SandboxLimits) -> dict[str, Any]:
                     console_note="Console output after the scorer's first await is not available.",
                 )
             except JSOOMException:
-                return _stopped(racer, limits, ErrorKind.MEMORY, _memory_message(limits), document)
+                return _stopped(racer, limits, ErrorKind.MEMORY, memory_message(limits), document)
             except JSEvalException as error:
                 return _errored(ErrorKind.EXCEPTION, "The scorer failed: " + _first_lines(str(error), 3), document)
             except _BadDocument as bad:
@@ -239,56 +239,18 @@ def _finished(document: dict[str, Any], limits: SandboxLimits) -> dict[str, Any]
         return _errored(
             ErrorKind.NOT_A_FUNCTION,
             "The code must evaluate to a function such as `async ({ input, expected, output }) => { … }`, "
-            f"but it evaluated to {_described(document, as_result=False)}.",
+            f"but it evaluated to {described_value(document, as_result=False)}.",
             document,
         )
     if kind == ErrorKind.INVALID_RESULT:
-        described = _described(document, as_result=True)
+        described = described_value(document, as_result=True)
         return _errored(
             ErrorKind.INVALID_RESULT,
             f"The scorer must return a number between 0 and 1, but it returned {described}"
             + ("" if described.endswith("?") else "."),
             document,
         )
-    return _errored(ErrorKind.EXCEPTION, _exception_message(document), document)
-
-
-def _described(document: dict[str, Any], *, as_result: bool) -> str:
-    """What the scorer returned (or its code evaluated to), in words, from the type and preview V8 sent."""
-    value_type, detail = document["valueType"], document["detail"]
-    hints = {
-        "undefined": " — is a `return` missing?",
-        "string": " — convert it with Number(…)",
-        "boolean": " — return 1 or 0",
-    }
-    words = {
-        "nan": "NaN",
-        "infinity": detail,
-        "out_of_range": f"{detail}, which is outside 0..1",
-        "undefined": "undefined",
-        "null": "null",
-        "number": f"a number ({detail})",
-        "string": f"a string ({detail})",
-        "boolean": f"a boolean ({detail})",
-        "bigint": f"a BigInt ({detail}n)",
-        "symbol": "a symbol",
-        "array": "an array",
-        "object": "an object",
-    }.get(value_type, f"a value of type {value_type}")
-    return words + (hints.get(value_type, "") if as_result else "")
-
-
-def _exception_message(document: dict[str, Any]) -> str:
-    if document["nonError"]:
-        thrown = "an object" if document["valueType"] in {"object", "array"} else f"a {document['valueType']}"
-        return (
-            f"The scorer threw {thrown} instead of an Error: {document['detail']} "
-            "(throw new Error(…) to get a stack trace)."
-        )
-    frames = [line for line in document["stack"].splitlines() if "scorer.js" in line]
-    if len(frames) > _MAX_FRAMES:
-        frames = [*frames[:_MAX_FRAMES], f"    … {len(frames) - _MAX_FRAMES} more frames"]
-    return f"The scorer threw {document['detail']}" + ("\n" + "\n".join(frames) if frames else "")
+    return _errored(ErrorKind.EXCEPTION, exception_message(document), document)
 
 
 def _syntax_error(
@@ -345,11 +307,6 @@ def _stopped(
     except (JSEvalException, _BadDocument):
         return _errored(kind, message, document, console_note="The console output could not be read back.")
     return _errored(kind, message, document)
-
-
-def _memory_message(limits: SandboxLimits) -> str:
-    megabytes = limits.max_memory_bytes / (1024 * 1024)
-    return f"Out of memory: the scorer used more than {megabytes:g} MB of JavaScript heap."
 
 
 def _without_harness_frames(text: str) -> str:

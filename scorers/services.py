@@ -15,9 +15,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 
-from evalhub.models import Provider, SiteSettings
-from evalhub.models.providers import offline_provider
-from evalhub.services import copy_name
+from evalhub.naming import copy_name
+from evalhub.providers.models import Provider, SiteSettings, offline_provider
 from scorers import judge, sandbox
 from scorers.generate import Generated, generate_scorer
 from scorers.models import Scorer, ScorerVersion

@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evalhub.htmx import HtmxHttpRequest
-from evalhub.models import McpServer
+from evalhub.servers.models import McpServer
 from runs.models import Run
 from runs.scoring import run_record
 from scorers import services

@@ -13,10 +13,11 @@ from urllib.parse import quote
 from django.contrib.auth.models import User
 from django.db import connection
 
-from evalhub.models import McpServer, Provider, Scenario
-from evalhub.models.providers import offline_provider
-from tests.mcpclient.helpers import free_port  # noqa: F401 — one definition, shared by every test package
-from tests.providers.scripted_server import API_KEY as SCRIPTED_API_KEY
+from evalhub.providers.models import Provider, offline_provider
+from evalhub.scenarios.models import Scenario
+from evalhub.servers.models import McpServer
+from tests.evalhub.mcp_client.helpers import free_port  # noqa: F401 — one definition, shared by every test package
+from tests.evalhub.model_client.scripted_server import API_KEY as SCRIPTED_API_KEY
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -84,7 +85,7 @@ def make_demo_server(**overrides: Any) -> McpServer:
 
 
 def make_scripted_provider(base_url: str, **overrides: Any) -> Provider:
-    """A provider pointing at a scripted OpenAI-compatible endpoint (tests/providers/scripted_server.py)."""
+    """A provider pointing at a scripted OpenAI-compatible endpoint (tests/evalhub/model_client/scripted_server.py)."""
     fields: dict[str, Any] = {"name": "Scripted", "model_names": ["gpt-4o"], "timeout": 10.0, **overrides}
     provider = Provider(base_url=base_url, **fields)
     provider.set_secrets(api_key=SCRIPTED_API_KEY, headers={})

@@ -13,7 +13,7 @@ from django.test import Client
 
 from evalhub.celery import app as celery_app
 from tests.base import PROJECT_DIR, PYTHON, child_env, make_alice, make_bob, make_charlie
-from tests.providers.scripted_server import ScriptedServer
+from tests.evalhub.model_client.scripted_server import ScriptedServer
 
 # Each test session sends its tasks to a queue of its own, so a worker left running by `make run`
 # on the same broker never steals them, and two sessions never see each other's tasks.

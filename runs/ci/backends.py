@@ -14,7 +14,8 @@ from typing import Any, Protocol
 import httpx
 from django.utils.dateparse import parse_datetime
 
-from evalhub.models import Scenario, WorkerHeartbeat
+from evalhub.models import WorkerHeartbeat
+from evalhub.scenarios.models import Scenario
 from evalhub.tasks import ping_worker
 from runs.heartbeat import runs_reap_stale
 from runs.models import Run

@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 
-from evalhub.models import ApiKey
+from evalhub.api_keys.models import ApiKey
 
 ALL = ["evaluate:read", "evaluate:write", "evaluate:admin", "evaluate:export"]
 KeyClient = Callable[..., Client]

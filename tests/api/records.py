@@ -8,7 +8,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from evalhub.models import Scenario
+from evalhub.scenarios.models import Scenario
 from runs.models import Run, ScoreResult
 
 

@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from evalhub.models import ApiKey
+from evalhub.api_keys.models import ApiKey
 from tests.api.conftest import KeyClient
 from tests.api.helpers import assert_error
 

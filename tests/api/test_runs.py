@@ -9,7 +9,7 @@ import pytest
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from evalhub.models import Tag
+from evalhub.scenarios.models import Tag
 from runs.models import Run
 from tests.api.helpers import assert_error
 from tests.api.records import finished_run

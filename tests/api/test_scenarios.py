@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from django.test import Client, override_settings
 
-from evalhub.models import Scenario
-from evalhub.models.providers import offline_provider
+from evalhub.providers.models import offline_provider
+from evalhub.scenarios.models import Scenario
 from runs.models import Run
 from tests.api.helpers import assert_error
 from tests.base import make_demo_server, make_scenario

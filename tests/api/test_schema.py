@@ -20,7 +20,7 @@ from django.test import override_settings
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import positive_data_acceptance
 
-from evalhub.models import ApiKey
+from evalhub.api_keys.models import ApiKey
 from evalhub.wsgi import application
 from tests.api.conftest import ALL
 from tests.base import make_demo_server, make_scenario

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from evalhub.models import McpServer
+from evalhub.servers.models import McpServer
 from tests.api.conftest import KeyClient
 from tests.api.helpers import assert_error
 from tests.base import PROJECT_DIR, PYTHON, make_demo_server, make_scenario

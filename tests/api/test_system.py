@@ -8,7 +8,8 @@ import pytest
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from evalhub.models import Provider, WorkerHeartbeat
+from evalhub.models import WorkerHeartbeat
+from evalhub.providers.models import Provider
 from runs.models import Run
 from runs.quota import reserve_run
 from tests.api.helpers import assert_error

@@ -8,7 +8,7 @@ from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
 from tests.browser.conftest import log_in, screenshot
-from tests.providers.scripted_server import API_KEY, Answer, ScriptedServer, completion, openai_error
+from tests.evalhub.model_client.scripted_server import API_KEY, Answer, ScriptedServer, completion, openai_error
 
 
 @pytest.fixture

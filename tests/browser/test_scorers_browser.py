@@ -8,14 +8,14 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
-from evalhub.services import server_inspect
+from evalhub.servers.services import server_inspect
 from runs.models import Run
 from runs.services import run_start
 from scorers.contract import EXAMPLE_DESCRIPTION
 from scorers.models import Scorer
 from tests.base import make_demo_server, make_scenario, make_scripted_provider, wait_until
 from tests.browser.conftest import log_in, screenshot
-from tests.providers.scripted_server import Answer, ScriptedServer, completion
+from tests.evalhub.model_client.scripted_server import Answer, ScriptedServer, completion
 
 CODE = """async ({ output }) => {
   const calls = output.allToolCalls.filter((tc) => tc.toolName === "get_weather");

@@ -9,10 +9,10 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
-from evalhub.mcpclient import inspect_server
+from evalhub.mcp_client import inspect_server
 from tests.base import PASSWORD, PROJECT_DIR, PYTHON, make_demo_server
 from tests.browser.conftest import log_in, screenshot
-from tests.mcpclient.helpers import FIXTURES, start_demo, stop
+from tests.evalhub.mcp_client.helpers import FIXTURES, start_demo, stop
 
 DEMO_TOOLS = ["get_weather", "search_flights", "book_flight", "cancel_booking", "wait"]
 

@@ -14,7 +14,8 @@ import httpx
 import pytest
 from django.contrib.auth.models import User
 
-from evalhub.models import ApiKey, Scenario, Tag
+from evalhub.api_keys.models import ApiKey
+from evalhub.scenarios.models import Scenario, Tag
 from runs.models import Run
 from tests.base import PROJECT_DIR, PYTHON, child_env, free_port, make_demo_server, make_scenario, wait_until
 from tests.conftest import TEST_QUEUE

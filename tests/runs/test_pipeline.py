@@ -10,14 +10,15 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from evalhub.models import McpServer, Scenario
+from evalhub.scenarios.models import Scenario
+from evalhub.servers.models import McpServer
 from runs import pipeline
 from runs.models import Run
 from runs.services import run_start
 from tests.base import make_demo_server, make_scenario, make_scripted_provider, wait_until
-from tests.providers.scripted_server import Answer, ScriptedServer, completion, openai_error, tool_call
+from tests.evalhub.model_client.scripted_server import Answer, ScriptedServer, completion, openai_error, tool_call
 
-TINY_SERVER = "tests/mcpclient/fixtures/tiny_server.py"
+TINY_SERVER = "tests/evalhub/mcp_client/fixtures/tiny_server.py"
 
 
 def execute(scenario: Scenario, user: User, **settings: Any) -> Run:

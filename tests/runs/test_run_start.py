@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import override_settings
 
-from evalhub.models import McpServer
+from evalhub.servers.models import McpServer
 from runs.models import DailyRunQuota, Run
 from runs.quota import QuotaExceeded, utc_today
 from runs.services import run_cancel, run_start, runs_start_many

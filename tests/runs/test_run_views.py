@@ -8,7 +8,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from evalhub.models import Scenario, Tag
+from evalhub.scenarios.models import Scenario, Tag
 from runs.models import Run
 from tests.base import make_demo_server, make_scenario
 

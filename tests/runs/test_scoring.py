@@ -9,7 +9,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from evalhub.demo import RESTRAINT_JUDGE_PROMPT
-from evalhub.models import Provider, Scenario
+from evalhub.providers.models import Provider
+from evalhub.scenarios.models import Scenario
 from runs import pipeline, scoring
 from runs.models import Run
 from runs.services import run_start
@@ -17,7 +18,7 @@ from scorers.contract import EXAMPLE_SCORER
 from scorers.models import Scorer
 from scorers.services import scorer_save
 from tests.base import make_demo_server, make_scenario, make_scripted_provider
-from tests.providers.scripted_server import Answer, ScriptedServer, completion
+from tests.evalhub.model_client.scripted_server import Answer, ScriptedServer, completion
 
 
 def code_scorer(user: User, name: str, code: str) -> Scorer:

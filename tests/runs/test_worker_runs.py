@@ -15,7 +15,7 @@ from runs.heartbeat import STALE_AFTER, runs_reap_stale
 from runs.models import Run
 from runs.services import run_start
 from tests.base import make_demo_server, make_scenario, make_scripted_provider, wait_until
-from tests.providers.scripted_server import Answer, ScriptedServer, completion, tool_call
+from tests.evalhub.model_client.scripted_server import Answer, ScriptedServer, completion, tool_call
 
 
 def status_of(run: Run) -> str:

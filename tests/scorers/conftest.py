@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from evalhub.providers import ProviderConfig, RetryPolicy
-from tests.providers.scripted_server import API_KEY, ScriptedServer
+from evalhub.model_client import ProviderConfig, RetryPolicy
+from tests.evalhub.model_client.scripted_server import API_KEY, ScriptedServer
 
 
 @pytest.fixture

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from evalhub.providers import ProviderConfig, offline_config
+from evalhub.model_client import ProviderConfig, offline_config
 from scorers.contract import EXAMPLE_DESCRIPTION, EXAMPLE_SCORER, SCORER_TYPES
 from scorers.generate import extract_code, generate_scorer
 from scorers.sandbox import run_scorer
-from tests.providers.scripted_server import Answer, ScriptedServer, completion, openai_error
+from tests.evalhub.model_client.scripted_server import Answer, ScriptedServer, completion, openai_error
 from tests.scorers.records import flight_record, mcp_result, no_call_record, record, tool_call, weather_record
 
 WEATHER_TOOL = {

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from evalhub.providers import ModelPrice, ProviderConfig, TokenUsage, offline_config
+from evalhub.model_client import ModelPrice, ProviderConfig, TokenUsage, offline_config
 from scorers.judge import (
     SKIPPED_REASON,
     Label,
@@ -20,7 +20,7 @@ from scorers.judge import (
     parse_verdict,
 )
 from scorers.judge_prompt import render_transcript
-from tests.providers.scripted_server import Answer, ScriptedServer, completion, openai_error
+from tests.evalhub.model_client.scripted_server import Answer, ScriptedServer, completion, openai_error
 from tests.scorers.records import flight_record, mcp_result, record, tool_call
 
 # The product documentation's restraint judge, verbatim (its line breaks restored).

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from evalhub.models import McpServer
+from evalhub.servers.models import McpServer
 from runs.models import Run
 from scorers.contract import EXAMPLE_DESCRIPTION
 from scorers.models import Scorer, ScorerVersion

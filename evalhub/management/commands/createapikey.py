@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evalhub.api_keys import SCOPES, ApiKeyInvalid, api_key_create, parse_expiry
+from evalhub.api_keys.services import SCOPES, ApiKeyInvalid, api_key_create, parse_expiry
 
 
 class Command(BaseCommand):

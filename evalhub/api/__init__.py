@@ -1,0 +1,269 @@
+"""The REST API at /api/v1: the NinjaAPI, the single error handler, and the routers of each area.
+
+Callers authenticate with `Authorization: Bearer <API key>` (scripts, CI) or their browser session (the UI's own
+calls, with the CSRF token); see evalhub.api_keys.auth. Every error, ours or django-ninja's, leaves as one envelope:
+`{"error": {"code": "...", "message": "...", "details": {...}}}` (see evalhub.api.common.ErrorCode).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib.auth.decorators import login_not_required
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied, SuspiciousOperation
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import ProtectedError
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.http.response import HttpResponseBase
+from django.urls import URLPattern, URLResolver, path, re_path
+from django.utils.cache import patch_vary_headers
+from django.utils.datastructures import MultiValueDict
+from django.views.decorators.csrf import csrf_exempt
+from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, HttpError, Throttled
+from ninja.errors import ValidationError as NinjaValidationError
+from ninja.operation import Operation
+from ninja.parser import Parser
+
+from evalhub.api.common import READ, ApiError, ErrorCode
+from evalhub.api_keys.auth import auth_for
+from evalhub.mcp_client.errors import McpConnectionError
+from evalhub.ratelimit import WINDOW_SECONDS, CallerRateThrottle, with_rate_limit_headers
+from evalhub.vault import SecretUnavailable
+from runs.quota import QuotaExceeded
+
+logger = logging.getLogger(__name__)
+
+API_DESCRIPTION = """
+Everything the dashboard does, for scripts and CI. Authenticate with `Authorization: Bearer <API key>`
+(Settings → API keys, or `manage.py createapikey`). Scopes: `evaluate:read` (GET), `evaluate:write` (create,
+start, cancel), `evaluate:admin` (stdio servers; staff only), `evaluate:export` (reports).
+
+Errors always have the shape `{"error": {"code", "message", "details"}}`: VALIDATION_ERROR 400,
+AUTHENTICATION_REQUIRED 401, INSUFFICIENT_PERMISSIONS 403, RESOURCE_NOT_FOUND 404, CONFLICT 409,
+SERVER_UNREACHABLE 422, QUOTA_EXCEEDED 429, RATE_LIMIT_EXCEEDED 429. Every authenticated answer carries
+`X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix time).
+"""
+
+# The single error handler -------------------------------------------------------------------------------------
+
+
+def _envelope(code: ErrorCode | str, message: str, details: dict[str, Any] | None, status: int) -> JsonResponse:
+    return JsonResponse({"error": {"code": str(code), "message": message, "details": details or {}}}, status=status)
+
+
+def _validation_details(errors: list[dict[str, Any]]) -> dict[str, Any]:
+    # Only plain, JSON-safe parts: pydantic's `ctx` may hold exception objects and `input` what the client sent.
+    return {
+        "errors": [
+            {
+                "loc": [str(part) for part in error.get("loc", ())],
+                "msg": str(error.get("msg", "")),
+                "type": str(error.get("type", "")),
+            }
+            for error in errors
+        ]
+    }
+
+
+def error_response(request: HttpRequest, exc: Exception) -> HttpResponse:
+    """Every exception that leaves an API operation, as the documented envelope with its status."""
+    if isinstance(exc, ApiError):
+        response = _envelope(exc.code, exc.message, exc.details, exc.status)
+        if exc.code == ErrorCode.AUTHENTICATION_REQUIRED:
+            response["WWW-Authenticate"] = 'Bearer realm="evalhub"'
+        return response
+    if isinstance(exc, NinjaValidationError):
+        details = _validation_details(exc.errors)
+        first = details["errors"][0] if details["errors"] else {"loc": [], "msg": "Invalid request."}
+        where = ".".join(first["loc"])
+        return _envelope(
+            ErrorCode.VALIDATION_ERROR, f"{where}: {first['msg']}" if where else first["msg"], details, 400
+        )
+    if isinstance(exc, Throttled):
+        wait = math.ceil(exc.wait or (WINDOW_SECONDS - int(time.time()) % WINDOW_SECONDS))
+        response = _envelope(
+            ErrorCode.RATE_LIMIT_EXCEEDED, f"Too many requests; try again in {wait} s.", {"retry_after": wait}, 429
+        )
+        response["Retry-After"] = str(wait)
+        return response
+    if isinstance(exc, AuthenticationError):
+        response = _envelope(
+            ErrorCode.AUTHENTICATION_REQUIRED,
+            "Authentication required: send 'Authorization: Bearer <API key>' (Settings → API keys) or log in.",
+            None,
+            401,
+        )
+        response["WWW-Authenticate"] = 'Bearer realm="evalhub"'
+        return response
+    if isinstance(exc, QuotaExceeded):
+        status = exc.status
+        details = {"used": status.used, "limit": status.limit, "resets_at": status.resets_at.isoformat()}
+        return _envelope(ErrorCode.QUOTA_EXCEEDED, str(exc), details, 429)
+    if isinstance(exc, McpConnectionError):
+        details = {"kind": exc.kind.value, "stderr_tail": exc.stderr_tail}
+        return _envelope(ErrorCode.SERVER_UNREACHABLE, exc.message, details, 422)
+    if isinstance(exc, SecretUnavailable):
+        return _envelope(ErrorCode.SERVER_UNREACHABLE, str(exc), {"kind": "secret_unavailable"}, 422)
+    if isinstance(exc, Http404 | ObjectDoesNotExist):
+        return _envelope(ErrorCode.RESOURCE_NOT_FOUND, "Not found.", None, 404)
+    if isinstance(exc, ProtectedError):
+        blocking = sorted({str(obj) for obj in list(exc.protected_objects)[:10]})
+        return _envelope(
+            ErrorCode.CONFLICT, "Other records still use this one; delete them first.", {"used_by": blocking}, 409
+        )
+    if isinstance(exc, PermissionDenied):
+        return _envelope(ErrorCode.INSUFFICIENT_PERMISSIONS, str(exc) or "Not allowed.", None, 403)
+    if isinstance(exc, SuspiciousOperation):  # e.g. more query parameters than DATA_UPLOAD_MAX_NUMBER_FIELDS
+        return _envelope(ErrorCode.VALIDATION_ERROR, str(exc) or "Bad request.", None, 400)
+    if isinstance(exc, DjangoValidationError):
+        return _envelope(ErrorCode.VALIDATION_ERROR, " ".join(exc.messages), {"errors": exc.messages}, 400)
+    if isinstance(exc, HttpError):
+        code = {
+            400: ErrorCode.VALIDATION_ERROR,
+            403: ErrorCode.INSUFFICIENT_PERMISSIONS,
+            404: ErrorCode.RESOURCE_NOT_FOUND,
+        }
+        return _envelope(code.get(exc.status_code, ErrorCode.VALIDATION_ERROR), exc.message, None, exc.status_code)
+    logger.error("Unexpected error in %s %s", request.method, request.path, exc_info=exc)
+    return _envelope(ErrorCode.INTERNAL_ERROR, "Something went wrong on our side; it has been logged.", None, 500)
+
+
+def _reject_nul(value: Any, where: str) -> None:
+    """PostgreSQL cannot store or compare text containing NUL; say so instead of failing with a 500."""
+    if isinstance(value, str) and "\x00" in value:
+        raise ApiError(
+            ErrorCode.VALIDATION_ERROR, f"{where}: must not contain NUL (\\u0000) characters.", {"field": where}
+        )
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _reject_nul(key, where)
+            _reject_nul(item, f"{where}.{key}" if where != "body" else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _reject_nul(item, f"{where}[{index}]")
+
+
+class StrictParser(Parser):
+    """A parameter given twice is an error, not "the last one wins": `?status=done&status=error` filters nothing.
+    Text with NUL characters is refused everywhere, in parameters and bodies."""
+
+    def parse_body(self, request: HttpRequest) -> Any:
+        body = super().parse_body(request)
+        _reject_nul(body, "body")
+        return body
+
+    def parse_querydict(
+        self, data: MultiValueDict[str, Any], list_fields: list[str], request: HttpRequest
+    ) -> dict[str, Any]:
+        repeated = sorted(key for key in data if key not in list_fields and len(data.getlist(key)) > 1)
+        if repeated:
+            raise ApiError(
+                ErrorCode.VALIDATION_ERROR, f"{repeated[0]}: give this parameter once.", {"repeated": repeated}
+            )
+        for key in data:
+            _reject_nul(key, "parameters")
+            for value in data.getlist(key):
+                _reject_nul(value, key)
+        return super().parse_querydict(data, list_fields, request)
+
+
+# operationIds are published: clients generate code from them. ninja derives them from a route's module, so the
+# routes that moved into concept packages keep the ids they were first published with.
+PUBLISHED_ROUTE_MODULES = {
+    "evalhub.servers.api": "evalhub.api_routes.servers",
+    "evalhub.scenarios.api": "evalhub.api_routes.scenarios",
+    "evalhub.api.system": "evalhub.api_routes.system",
+}
+
+
+class EvalHubAPI(NinjaAPI):
+    def get_openapi_operation_id(self, operation: Operation) -> str:
+        func = operation.view_func
+        module = PUBLISHED_ROUTE_MODULES.get(func.__module__, func.__module__)
+        return f"{module}_{func.__name__}".replace(".", "_")
+
+    def on_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse:  # type: ignore[override]
+        response = error_response(request, exc)
+        patch_vary_headers(response, ["Authorization", "Cookie"])
+        return response
+
+
+api = EvalHubAPI(
+    title="EvalHub API",
+    version="1",
+    description=API_DESCRIPTION,
+    urls_namespace="api",
+    parser=StrictParser(),
+    auth=auth_for(READ),
+    throttle=[CallerRateThrottle()],
+    docs_decorator=login_not_required,
+)
+api.add_decorator(with_rate_limit_headers, mode="view")
+
+
+def _mount_routers() -> None:
+    from evalhub.api.system import router as system_router
+    from evalhub.scenarios.api import router as scenarios_router
+    from evalhub.servers.api import router as servers_router
+    from runs.api import router as runs_router
+    from scorers.api import router as scorers_router
+
+    api.add_router("/servers", servers_router, tags=["servers"])
+    api.add_router("/scenarios", scenarios_router, tags=["scenarios"])
+    api.add_router("/runs", runs_router, tags=["runs"])
+    api.add_router("", system_router, tags=["system"])
+    api.add_router("/scorers", scorers_router, tags=["scorers"])
+
+
+_mount_routers()
+
+# URLs ----------------------------------------------------------------------------------------------------------
+
+
+@csrf_exempt  # Like every API view: the API checks CSRF itself, for session callers only.
+@login_not_required
+def api_not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """Any /api/v1/ address no operation answers: the envelope, not Django's HTML 404 or the login page."""
+    return _envelope(ErrorCode.RESOURCE_NOT_FOUND, f"No API endpoint at {request.path}.", {"path": request.path}, 404)
+
+
+def _enveloped(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """ninja answers a wrong method with a plain-text 405 before any operation runs: give it the envelope too."""
+
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        response = view(request, *args, **kwargs)
+        if isinstance(response, HttpResponseNotAllowed):
+            allowed = response["Allow"]
+            response = _envelope(
+                ErrorCode.METHOD_NOT_ALLOWED,
+                f"{request.method} is not allowed here; use {allowed}.",
+                {"allowed": allowed.split(", ")},
+                405,
+            )
+            response["Allow"] = allowed
+        return response
+
+    # LoginRequiredMiddleware would send API callers to the login page: the API authenticates for itself.
+    wrapper.login_required = False  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _public(patterns: list[URLPattern | URLResolver]) -> None:
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            _public(pattern.url_patterns)
+        else:
+            pattern.callback = _enveloped(pattern.callback)
+
+
+def api_urlpatterns() -> list[URLPattern | URLResolver]:
+    patterns, app_name, namespace = api.urls
+    _public(patterns)
+    return [path("api/v1/", (patterns, app_name, namespace)), re_path(r"^api/v1/(?P<rest>[\s\S]*)$", api_not_found)]

@@ -1,0 +1,251 @@
+"""One live MCP connection: `async with connect(config) as conn:` then list and call over it."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+
+import anyio
+import mcp_types
+from mcp import Client
+
+from evalhub.mcp_client import classify, convert
+from evalhub.mcp_client.classify import Context
+from evalhub.mcp_client.config import ServerConfig
+from evalhub.mcp_client.errors import ErrorKind, McpConnectionError
+from evalhub.mcp_client.http import HttpFacts, http_transport, sse_transport
+from evalhub.mcp_client.process import StdioState
+from evalhub.mcp_client.redact import Redactor
+from evalhub.mcp_client.stdio import stdio_transport
+
+if TYPE_CHECKING:
+    # The SDK's (read_stream, write_stream) pair; only a private SDK module names the type.
+    from mcp.client._transport import TransportStreams
+
+CLIENT_INFO = mcp_types.Implementation(name="evalhub", version="0.1.0")
+# A paginating server that never stops must not keep us listing forever.
+MAX_PAGES = 100
+
+T = TypeVar("T")
+Item = TypeVar("Item")
+
+
+class _Page(Protocol):
+    @property
+    def next_cursor(self) -> str | None: ...
+
+
+Page = TypeVar("Page", bound=_Page)
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """Who answered the handshake. `capabilities` is the wire dict, e.g. {"tools": {"listChanged": true}}."""
+
+    name: str
+    version: str
+    title: str | None
+    protocol_version: str
+    capabilities: dict[str, Any]
+    instructions: str | None
+
+
+class Connection:
+    """An open session. Every method raises McpConnectionError, never an SDK exception."""
+
+    def __init__(self, client: Client, ctx: Context) -> None:
+        self._client = client
+        self._ctx = ctx
+        # The SDK raises on a structuredContent that breaks the tool's outputSchema, losing the result. EvalHub
+        # records the result and checks it itself (runs/tool_results.py), so an invalid one is shown, not fatal.
+        client.session.validate_tool_result = _accept_tool_result  # type: ignore[method-assign]
+        implementation = client.server_info
+        self.info = ServerInfo(
+            name=self._clean(implementation.name if implementation else ""),
+            version=self._clean(implementation.version if implementation else ""),
+            title=self._clean(implementation.title if implementation else None),
+            protocol_version=client.protocol_version,
+            capabilities=self._clean(convert.dump(client.server_capabilities) or {}),
+            instructions=self._clean(client.instructions),
+        )
+
+    @property
+    def stderr_tail(self) -> str:
+        """The last lines the stdio server wrote to stderr (secrets redacted); empty for HTTP."""
+        return self._ctx.stdio.stderr_tail() if self._ctx.stdio else ""
+
+    @property
+    def warnings(self) -> list[str]:
+        """Protocol problems that did not stop the connection."""
+        stdio = self._ctx.stdio
+        if stdio is None or not stdio.noise_count:
+            return []
+        return [
+            f"The server wrote {stdio.noise_count} non-JSON line(s) to stdout (first: {stdio.noise[0]!r}); "
+            "stdio servers should write only JSON-RPC messages to stdout and log to stderr."
+        ]
+
+    def supports(self, capability: str) -> bool:
+        """Whether the server announced `capability` ("tools", "resources", "prompts") in the handshake."""
+        return capability in self.info.capabilities
+
+    async def list_tools(self) -> list[convert.ToolDict]:
+        tools = await self._paginate("tools/list", lambda cursor: self._client.list_tools(cursor=cursor))
+        return self._clean([convert.tool(item) for page in tools for item in page.tools])
+
+    async def list_resources(self) -> list[convert.ResourceDict]:
+        pages = await self._paginate("resources/list", lambda cursor: self._client.list_resources(cursor=cursor))
+        return self._clean([convert.resource(item) for page in pages for item in page.resources])
+
+    async def list_resource_templates(self) -> list[convert.ResourceTemplateDict]:
+        pages = await self._paginate(
+            "resources/templates/list", lambda cursor: self._client.list_resource_templates(cursor=cursor)
+        )
+        return self._clean([convert.resource_template(item) for page in pages for item in page.resource_templates])
+
+    async def list_prompts(self) -> list[convert.PromptDict]:
+        pages = await self._paginate("prompts/list", lambda cursor: self._client.list_prompts(cursor=cursor))
+        return self._clean([convert.prompt(item) for page in pages for item in page.prompts])
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None
+    ) -> convert.ToolResultDict:
+        """Call one tool. A tool that fails returns isError=True; only transport/protocol failures raise.
+
+        Configured secrets are masked in the result too: it is about to be shown to a model and stored.
+        """
+        seconds = timeout if timeout is not None else self._ctx.config.request_timeout
+        result = await self._request(
+            f"the call to tool {name!r}",
+            lambda: self._client.call_tool(name, arguments or {}, read_timeout_seconds=seconds),
+            seconds=seconds,
+        )
+        return self._clean(convert.tool_result(result))
+
+    async def _request(self, what: str, call: Callable[[], Awaitable[T]], *, seconds: float | None = None) -> T:
+        try:
+            return await call()
+        except McpConnectionError:
+            raise
+        except Exception as exc:
+            leaf = (classify.leaves(exc) or [exc])[0]
+            raise await classify.from_exception(leaf, self._ctx, phase="request", what=what, seconds=seconds) from exc
+
+    async def _paginate(self, method: str, fetch: Callable[[str | None], Awaitable[Page]]) -> list[Page]:
+        pages: list[Page] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(MAX_PAGES):
+            page = await self._request(method, functools.partial(fetch, cursor))
+            pages.append(page)
+            cursor = page.next_cursor
+            if cursor is None:
+                return pages
+            if cursor in seen:
+                raise self._ctx.error(ErrorKind.PROTOCOL_ERROR, f"The server repeated a {method} page cursor.")
+            seen.add(cursor)
+        raise self._ctx.error(ErrorKind.PROTOCOL_ERROR, f"The server's {method} did not end after {MAX_PAGES} pages.")
+
+    def _clean(self, value: T) -> T:
+        return redact_json(value, self._ctx.redact)
+
+
+async def _accept_tool_result(name: str, result: object) -> None:
+    return None
+
+
+def redact_json(value: T, redact: Redactor) -> T:
+    """A copy of a JSON-like value with every string (keys too) redacted."""
+    return cast(T, _redact_any(value, redact))
+
+
+def _redact_any(value: Any, redact: Redactor) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(k) if isinstance(k, str) else k: _redact_any(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_any(item, redact) for item in value]
+    return value
+
+
+def _transport(config: ServerConfig, ctx: Context) -> AbstractAsyncContextManager[TransportStreams]:
+    if config.transport == "stdio":
+        assert ctx.stdio is not None
+        return stdio_transport(config, ctx.stdio)
+    assert ctx.http is not None
+    if config.transport == "sse":
+        return sse_transport(config, ctx.http)
+    return http_transport(config, ctx.http)
+
+
+@asynccontextmanager
+async def connect(config: ServerConfig) -> AsyncIterator[Connection]:
+    """Start or reach the server and complete the MCP handshake within `config.connect_timeout`.
+
+    On exit the session is closed and, for stdio, the server's whole process group is killed: whether the
+    block finished, raised, or was cancelled. Raises McpConnectionError for every MCP failure; exceptions
+    raised by the caller's own code inside the block come out unchanged (not wrapped in ExceptionGroups).
+    """
+    redact = Redactor(config.secrets())
+    if problems := config.problems():
+        raise McpConnectionError(ErrorKind.INVALID_CONFIG, redact(" ".join(problems)))
+    stdio = config.transport == "stdio"
+    ctx = Context(config, redact, stdio=StdioState(redact) if stdio else None, http=None if stdio else HttpFacts())
+    client = Client(
+        _transport(config, ctx),
+        mode=config.protocol_mode,
+        read_timeout_seconds=config.request_timeout,
+        client_info=CLIENT_INFO,
+        # Inspections and runs must see the server as it is now, never a cached listing.
+        cache=None,
+    )
+    connected = False
+    body_error: BaseException | None = None
+    # A deadline scope around the whole block (not just the handshake) keeps anyio's scopes nested;
+    # the deadline is lifted once the handshake is done.
+    scope = anyio.CancelScope(deadline=anyio.current_time() + config.connect_timeout)
+    try:
+        with scope:
+            async with client:
+                connected = True
+                scope.deadline = math.inf
+                try:
+                    yield Connection(client, ctx)
+                except BaseException as exc:
+                    body_error = exc
+                    raise
+    except Exception as exc:  # ExceptionGroup is an Exception; a group of only cancellations is not
+        if not connected and scope.cancel_called:
+            raise classify.timeout_error(ctx, phase="connect", what="the handshake") from exc
+        translated = await _translate(exc, ctx, connected=connected, body_error=body_error)
+        if any(translated is leaf for leaf in classify.leaves(exc)) or translated is exc:
+            # Already the right exception (the caller's own, or one a Connection method raised): re-raise it
+            # as it is, only unwrapped from the SDK's ExceptionGroups.
+            raise translated  # noqa: B904
+        raise translated from exc
+    if not connected:
+        # The deadline fired and the scope swallowed the cancellation.
+        raise classify.timeout_error(ctx, phase="connect", what="the handshake")
+
+
+async def _translate(
+    exc: BaseException, ctx: Context, *, connected: bool, body_error: BaseException | None
+) -> BaseException:
+    """The one exception the caller should see for `exc`, which may be a nest of ExceptionGroups."""
+    found = classify.leaves(exc)
+    for leaf in found:
+        if isinstance(leaf, McpConnectionError):
+            return leaf
+    for leaf in found:
+        # The caller's own exception (or KeyboardInterrupt), which the SDK's task groups wrapped.
+        if leaf is body_error or not isinstance(leaf, Exception):
+            return leaf
+    if not found:
+        return exc
+    phase: classify.Phase = "request" if connected else "connect"
+    return await classify.from_exception(found[0], ctx, phase=phase, what="the session" if connected else "start-up")

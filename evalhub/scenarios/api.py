@@ -1,0 +1,277 @@
+"""/scenarios: create and edit them through the same ScenarioForm the UI uses, and start runs of them."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from ninja import Field, Query, Router, Schema
+from ninja.responses import Status
+
+from evalhub.api.common import (
+    WRITE,
+    ApiError,
+    ErrorCode,
+    Id,
+    Page,
+    PageParams,
+    acting_user,
+    form_errors,
+    get_or_404,
+    invalid,
+    paginate,
+    patched,
+    responses,
+)
+from evalhub.api_keys.auth import auth_for
+from evalhub.providers.models import Provider, ensure_builtin_providers
+from evalhub.scenarios.forms import ScenarioForm
+from evalhub.scenarios.models import Scenario
+from evalhub.scenarios.services import scenario_duplicate
+from runs.api import RunSummaryOut
+from runs.reports import run_summary
+from runs.services import run_start
+
+router = Router()
+
+# API field → ScenarioForm field, to put the form's errors where the client's fields are.
+FORM_FIELDS = {
+    "server": "server_id",
+    "model_choice": "model",
+    "expected_tools_text": "expected_tools",
+    "tags_text": "tags",
+    "scorers": "scorer_ids",
+}
+
+
+class ScenarioOut(Schema):
+    id: int
+    name: str
+    description: str
+    prompt: str
+    system_prompt: str
+    server_id: int
+    server_name: str
+    provider_id: int
+    provider_name: str
+    model: str
+    expected_tools: list[str]
+    expected: Any = Field(None, description="Free JSON handed to scorers as `expected`.")
+    tags: list[str]
+    scorer_ids: list[int]
+    pass_threshold: float
+    max_turns: int
+    max_tool_calls: int
+    time_limit_seconds: int
+    warnings: list[str] = Field(description="e.g. expected tools the server does not offer.")
+    created_at: datetime
+    updated_at: datetime
+
+
+class ScenarioIn(Schema):
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+    prompt: str = Field(min_length=1)
+    system_prompt: str = ""
+    server_id: Id
+    provider_id: Id | None = Field(None, description="Default: the first provider that serves `model`.")
+    model: str = Field(min_length=1, max_length=200)
+    expected_tools: list[str] = []
+    expected: Any = None
+    tags: list[str] = []
+    scorer_ids: list[Id] = Field([], description="None: the default scorer (were the expected tools called?).")
+    pass_threshold: float = 0.7
+    max_turns: int = 10
+    max_tool_calls: int = 25
+    time_limit_seconds: int = 300
+
+
+class ScenarioPatch(Schema):
+    """Only the fields sent change."""
+
+    name: str | None = Field(None, min_length=1, max_length=200)
+    description: str | None = None
+    prompt: str | None = Field(None, min_length=1)
+    system_prompt: str | None = None
+    server_id: Id | None = None
+    provider_id: Id | None = None
+    model: str | None = Field(None, min_length=1, max_length=200)
+    expected_tools: list[str] | None = None
+    expected: Any = None
+    tags: list[str] | None = None
+    scorer_ids: list[Id] | None = None
+    pass_threshold: float | None = None
+    max_turns: int | None = None
+    max_tool_calls: int | None = None
+    time_limit_seconds: int | None = None
+
+
+class ScenarioFilters(Schema):
+    tag: str | None = Field(None, max_length=50)
+    server_id: Id | None = None
+    name: str | None = Field(None, max_length=200, description="Exact name.")
+    q: str | None = Field(None, max_length=200, description="Part of the name.")
+
+
+class RunStartIn(Schema):
+    model: str | None = Field(None, max_length=200, description="Another model of the scenario's provider.")
+
+
+def scenario_out(scenario: Scenario) -> dict[str, Any]:
+    return {
+        "id": scenario.pk,
+        "name": scenario.name,
+        "description": scenario.description,
+        "prompt": scenario.prompt,
+        "system_prompt": scenario.system_prompt,
+        "server_id": scenario.server_id,
+        "server_name": scenario.server.name,
+        "provider_id": scenario.provider_id,
+        "provider_name": scenario.provider.name,
+        "model": scenario.model,
+        "expected_tools": list(scenario.expected_tools),
+        "expected": scenario.expected,
+        "tags": [tag.name for tag in scenario.tags.all()],
+        "scorer_ids": [scorer.pk for scorer in scenario.scorers.all()],
+        "pass_threshold": scenario.pass_threshold,
+        "max_turns": scenario.max_turns,
+        "max_tool_calls": scenario.max_tool_calls,
+        "time_limit_seconds": scenario.time_limit_seconds,
+        "warnings": [f"{scenario.server.name} does not offer {name}." for name in scenario.unknown_expected_tools()],
+        "created_at": scenario.created_at,
+        "updated_at": scenario.updated_at,
+    }
+
+
+def _queryset() -> QuerySet[Scenario]:
+    return Scenario.objects.select_related("server", "provider").prefetch_related("tags", "scorers")
+
+
+def _get(scenario_id: int) -> Scenario:
+    return get_or_404(_queryset(), "Scenario", scenario_id)
+
+
+def _form_data(values: dict[str, Any]) -> dict[str, Any]:
+    """The API's JSON fields as the ScenarioForm's POST data."""
+    for field in ("expected_tools", "tags"):
+        bad = [item for item in values[field] if "," in item or "\n" in item]
+        if bad:
+            raise invalid(f"{field} items are single names without commas or line breaks: {bad[0]!r}.", field=field)
+    provider_id = values.get("provider_id")
+    if provider_id is None:
+        ensure_builtin_providers()
+        provider = next((p for p in Provider.objects.all() if values["model"] in p.model_names), None)
+        provider_id = provider.pk if provider else 0
+    return {
+        "name": values["name"],
+        "description": values["description"],
+        "server": values["server_id"],
+        "model_choice": f"{provider_id}:{values['model']}",
+        "prompt": values["prompt"],
+        "system_prompt": values["system_prompt"],
+        "expected_tools_text": "\n".join(values["expected_tools"]),
+        "expected": "" if values["expected"] is None else json.dumps(values["expected"]),
+        "tags_text": ", ".join(values["tags"]),
+        "scorers": values["scorer_ids"],
+        "pass_threshold": values["pass_threshold"],
+        "max_turns": values["max_turns"],
+        "max_tool_calls": values["max_tool_calls"],
+        "time_limit_seconds": values["time_limit_seconds"],
+    }
+
+
+def _save(values: dict[str, Any], instance: Scenario | None, request: HttpRequest) -> Scenario:
+    form = ScenarioForm(_form_data(values), instance=instance)
+    if not form.is_valid():
+        raise form_errors(form, FORM_FIELDS)
+    with transaction.atomic():
+        scenario = form.save(commit=False)
+        if instance is None:
+            user = acting_user(request)
+            scenario.created_by = user if user.is_authenticated else None  # type: ignore[assignment]
+        scenario.save()
+        form.instance = scenario
+        form.save()
+    return _get(scenario.pk)
+
+
+@router.get("", response=responses({200: Page[ScenarioOut]}), summary="List scenarios")
+def list_scenarios(request: HttpRequest, filters: Query[ScenarioFilters], page: Query[PageParams]) -> dict[str, Any]:
+    scenarios = _queryset()
+    if filters.tag:
+        scenarios = scenarios.filter(tags__name=filters.tag.strip().lower())
+    if filters.server_id is not None:
+        scenarios = scenarios.filter(server_id=filters.server_id)
+    if filters.name:
+        scenarios = scenarios.filter(name=filters.name)
+    if filters.q:
+        scenarios = scenarios.filter(name__icontains=filters.q)
+    return paginate(scenarios.order_by("name", "pk"), page, out=scenario_out)
+
+
+@router.post("", response=responses({201: ScenarioOut}), auth=auth_for(WRITE), summary="Create a scenario")
+def create_scenario(request: HttpRequest, payload: ScenarioIn) -> Status:
+    return Status(201, scenario_out(_save(payload.dict(), None, request)))
+
+
+@router.get("/{int:scenario_id}", response=responses({200: ScenarioOut}, 404), summary="Get a scenario")
+def get_scenario(request: HttpRequest, scenario_id: int) -> dict[str, Any]:
+    return scenario_out(_get(scenario_id))
+
+
+@router.patch(
+    "/{int:scenario_id}", response=responses({200: ScenarioOut}, 404), auth=auth_for(WRITE), summary="Update a scenario"
+)
+def update_scenario(request: HttpRequest, scenario_id: int, payload: ScenarioPatch) -> dict[str, Any]:
+    scenario = _get(scenario_id)
+    changes = payload.dict(exclude_unset=True)
+    values = patched(scenario_out(scenario), changes, nullable=("expected",))
+    if "model" in changes and "provider_id" not in changes:
+        values["provider_id"] = None  # A new model may live at another provider: find it again.
+    return scenario_out(_save(values, scenario, request))
+
+
+@router.delete(
+    "/{int:scenario_id}", response=responses({204: None}, 404), auth=auth_for(WRITE), summary="Delete a scenario"
+)
+def delete_scenario(request: HttpRequest, scenario_id: int) -> Status:
+    """Deletes its runs too, as the UI does."""
+    _get(scenario_id).delete()
+    return Status(204, None)
+
+
+@router.post(
+    "/{int:scenario_id}/duplicate",
+    response=responses({201: ScenarioOut}, 404),
+    auth=auth_for(WRITE),
+    summary="Duplicate a scenario",
+)
+def duplicate_scenario(request: HttpRequest, scenario_id: int) -> Status:
+    copy = scenario_duplicate(scenario=_get(scenario_id), user=acting_user(request))
+    return Status(201, scenario_out(_get(copy.pk)))
+
+
+@router.post(
+    "/{int:scenario_id}/runs",
+    response=responses({201: RunSummaryOut}, 404),
+    auth=auth_for(WRITE),
+    summary="Start a run",
+)
+def start_run(request: HttpRequest, scenario_id: int, payload: RunStartIn | None = None) -> Status:
+    """Queue one run (429 QUOTA_EXCEEDED when today's quota is used up). `model` overrides the scenario's model."""
+    scenario = _get(scenario_id)
+    model = (payload.model or "").strip() if payload else ""
+    served = list(scenario.provider.model_names)
+    if model and model not in served:
+        raise ApiError(
+            ErrorCode.VALIDATION_ERROR,
+            f"{scenario.provider.name} does not serve {model!r}; choose one of: {', '.join(served)}.",
+            {"field": "model", "models": list(scenario.provider.model_names)},
+        )
+    run = run_start(scenario=scenario, user=acting_user(request), model=model)
+    run.scenario = scenario
+    return Status(201, run_summary(run))

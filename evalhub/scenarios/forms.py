@@ -1,0 +1,144 @@
+"""Forms of the core app. Each says what is wrong, where, and keeps what the user typed."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from django import forms
+
+from evalhub.providers.model_choices import model_choices, model_value, parse_model_value
+from evalhub.scenarios.models import Scenario, Tag
+from scorers.models import Scorer
+
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-/]{1,128}$")
+
+
+class JSONTextField(forms.CharField):
+    """Free JSON typed in a textarea; errors point at the line and column."""
+
+    widget = forms.Textarea
+
+    def to_python(self, value: Any) -> Any:
+        text = super().to_python(value) or ""
+        if not text.strip():
+            return None
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise forms.ValidationError(
+                f"Invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}.", code="invalid_json"
+            ) from None
+
+    def prepare_value(self, value: Any) -> Any:
+        if value is None or isinstance(value, str):
+            return value or ""
+        return json.dumps(value, indent=2)
+
+
+class ScenarioForm(forms.ModelForm):
+    model_choice = forms.ChoiceField(label="Model")
+    expected_tools_text = forms.CharField(
+        label="Expected tools",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "placeholder": "get_weather\nsearch_flights"}),
+        help_text="One tool name per line, in the order you expect them. Used by the default scorer.",
+    )
+    expected = JSONTextField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4, "class": "mono", "placeholder": '{"city": "Paris"}'}),
+        help_text="Optional JSON handed to scorers as `expected`.",
+    )
+    scorers = forms.ModelMultipleChoiceField(
+        queryset=Scorer.objects.all(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None: the default scorer (were the expected tools called?). Several: the run's score is their mean.",
+    )
+    tags_text = forms.CharField(
+        label="Tags", required=False, help_text="Comma-separated, e.g. smoke, weather. Letters, digits, - and _."
+    )
+
+    class Meta:
+        model = Scenario
+        fields = [
+            "name",
+            "description",
+            "server",
+            "prompt",
+            "system_prompt",
+            "max_turns",
+            "max_tool_calls",
+            "time_limit_seconds",
+            "pass_threshold",
+        ]
+        widgets = {
+            "description": forms.Textarea(attrs={"rows": 2}),
+            "prompt": forms.Textarea(attrs={"rows": 4, "placeholder": "What's the weather at latitude 48.85?"}),
+            "system_prompt": forms.Textarea(attrs={"rows": 3}),
+        }
+
+    field_order = [
+        "name",
+        "description",
+        "server",
+        "model_choice",
+        "prompt",
+        "system_prompt",
+        "expected_tools_text",
+        "expected",
+        "scorers",
+        "pass_threshold",
+        "max_turns",
+        "max_tool_calls",
+        "time_limit_seconds",
+        "tags_text",
+    ]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        model_field = self.fields["model_choice"]
+        assert isinstance(model_field, forms.ChoiceField)
+        model_field.choices = model_choices()
+        self.fields["pass_threshold"].help_text = "A run passes when its score is at least this (0 to 1)."
+        scenario: Scenario = self.instance
+        if scenario.pk:
+            self.initial["model_choice"] = model_value(scenario.provider, scenario.model)
+            self.initial["expected_tools_text"] = "\n".join(scenario.expected_tools)
+            self.initial["expected"] = scenario.expected
+            self.initial["tags_text"] = ", ".join(tag.name for tag in scenario.tags.all())
+            self.initial["scorers"] = list(scenario.scorers.all())
+
+    def clean_model_choice(self) -> str:
+        value: str = self.cleaned_data["model_choice"]
+        try:
+            parse_model_value(value)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return value
+
+    def clean_expected_tools_text(self) -> list[str]:
+        names = [line.strip() for line in re.split(r"[\n,]", self.cleaned_data["expected_tools_text"]) if line.strip()]
+        bad = [name for name in names if not TOOL_NAME.match(name)]
+        if bad:
+            raise forms.ValidationError(f"Not a tool name: {', '.join(bad)}. Use one name per line.")
+        return names
+
+    def clean_tags_text(self) -> list[str]:
+        tags = [tag.strip().lower() for tag in self.cleaned_data["tags_text"].split(",") if tag.strip()]
+        bad = [tag for tag in tags if not re.match(r"^[a-z0-9_-]{1,50}$", tag)]
+        if bad:
+            raise forms.ValidationError(f"Tags may use letters, digits, - and _ only: {', '.join(bad)}.")
+        return sorted(set(tags))
+
+    def save(self, commit: bool = True) -> Scenario:
+        scenario: Scenario = super().save(commit=False)
+        scenario.provider, scenario.model = parse_model_value(self.cleaned_data["model_choice"])
+        scenario.expected_tools = self.cleaned_data["expected_tools_text"]
+        scenario.expected = self.cleaned_data["expected"]
+        if commit:
+            scenario.save()
+            scenario.tags.set([Tag.objects.get_or_create(name=name)[0] for name in self.cleaned_data["tags_text"]])
+            scenario.scorers.set(self.cleaned_data["scorers"])
+        return scenario

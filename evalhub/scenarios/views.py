@@ -1,0 +1,142 @@
+from __future__ import annotations
+
+from django.contrib import messages
+from django.db.models import OuterRef, Subquery
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from evalhub.scenarios import services
+from evalhub.scenarios.forms import ScenarioForm
+from evalhub.scenarios.models import Scenario, Tag
+from evalhub.servers.models import McpServer
+from runs.charts import score_history_chart
+from runs.models import Run
+from runs.quota import QuotaExceeded
+from runs.services import run_start, runs_start_many
+
+
+def _with_last_run(queryset):  # type: ignore[no-untyped-def]
+    last = Run.objects.filter(scenario=OuterRef("pk")).order_by("-created_at", "-id")
+    return queryset.annotate(
+        last_run_id=Subquery(last.values("pk")[:1]),
+        last_status=Subquery(last.values("status")[:1]),
+        last_score=Subquery(last.values("score")[:1]),
+        last_passed=Subquery(last.values("passed")[:1]),
+        last_run_at=Subquery(last.values("created_at")[:1]),
+    )
+
+
+@require_GET
+def scenario_list(request: HttpRequest) -> HttpResponse:
+    scenarios = _with_last_run(Scenario.objects.select_related("server", "provider").prefetch_related("tags"))
+    context = {
+        "section": "scenarios",
+        "scenarios": scenarios,
+        "tags": Tag.objects.filter(scenarios__isnull=False).distinct(),
+        "has_servers": McpServer.objects.exists(),
+    }
+    return render(request, "evalhub/scenario_list.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def scenario_create(request: HttpRequest) -> HttpResponse:
+    form = ScenarioForm(request.POST or None, initial={"server": McpServer.objects.first()})
+    if request.method == "POST" and form.is_valid():
+        scenario = form.save(commit=False)
+        scenario.created_by = request.user  # type: ignore[assignment]
+        scenario.save()
+        form.instance = scenario
+        form.save()
+        _warn_unknown_tools(request, scenario)
+        messages.success(request, f"Created scenario “{scenario.name}”.")
+        return redirect("scenario_detail", scenario_id=scenario.pk)
+    return render(request, "evalhub/scenario_form.html", {"section": "scenarios", "form": form})
+
+
+@require_http_methods(["GET", "POST"])
+def scenario_edit(request: HttpRequest, scenario_id: int) -> HttpResponse:
+    scenario = get_object_or_404(Scenario, pk=scenario_id)
+    form = ScenarioForm(request.POST or None, instance=scenario)
+    if request.method == "POST" and form.is_valid():
+        scenario = form.save()
+        _warn_unknown_tools(request, scenario)
+        messages.success(request, f"Saved scenario “{scenario.name}”.")
+        return redirect("scenario_detail", scenario_id=scenario.pk)
+    return render(request, "evalhub/scenario_form.html", {"section": "scenarios", "form": form, "scenario": scenario})
+
+
+def _warn_unknown_tools(request: HttpRequest, scenario: Scenario) -> None:
+    unknown = scenario.unknown_expected_tools()
+    if unknown:
+        messages.warning(
+            request,
+            f"{scenario.server.name} does not offer {', '.join(unknown)} (as of its last inspection). "
+            "The scenario is saved; check the names or inspect the server again.",
+        )
+
+
+@require_GET
+def scenario_detail(request: HttpRequest, scenario_id: int) -> HttpResponse:
+    scenario = get_object_or_404(Scenario.objects.select_related("server", "provider"), pk=scenario_id)
+    recent = list(scenario.runs.order_by("-created_at", "-id")[:30])
+    context = {
+        "section": "scenarios",
+        "scenario": scenario,
+        "recent_runs": recent[:10],
+        "chart": score_history_chart(recent[::-1], threshold=scenario.pass_threshold),
+        "unknown_tools": scenario.unknown_expected_tools(),
+    }
+    return render(request, "evalhub/scenario_detail.html", context)
+
+
+@require_POST
+def scenario_duplicate(request: HttpRequest, scenario_id: int) -> HttpResponse:
+    scenario = get_object_or_404(Scenario, pk=scenario_id)
+    copy = services.scenario_duplicate(scenario=scenario, user=request.user)
+    messages.success(request, f"Duplicated as “{copy.name}”. Edit it below.")
+    return redirect("scenario_edit", scenario_id=copy.pk)
+
+
+@require_http_methods(["GET", "POST"])
+def scenario_delete(request: HttpRequest, scenario_id: int) -> HttpResponse:
+    scenario = get_object_or_404(Scenario, pk=scenario_id)
+    if request.method == "POST":
+        name = scenario.name
+        scenario.delete()
+        messages.success(request, f"Deleted scenario “{name}” and its runs.")
+        return redirect("scenario_list")
+    context = {"section": "scenarios", "scenario": scenario, "run_count": scenario.runs.count()}
+    return render(request, "evalhub/scenario_confirm_delete.html", context)
+
+
+@require_POST
+def scenario_run(request: HttpRequest, scenario_id: int) -> HttpResponse:
+    scenario = get_object_or_404(Scenario, pk=scenario_id)
+    try:
+        run = run_start(scenario=scenario, user=request.user)
+    except QuotaExceeded as exc:
+        messages.error(request, str(exc))
+        return redirect(request.POST.get("next") or "scenario_list")
+    messages.success(request, f"Queued run #{run.pk} of “{scenario.name}”.")
+    return redirect("runs:detail", run_id=run.pk)
+
+
+@require_POST
+def scenarios_run_bulk(request: HttpRequest) -> HttpResponse:
+    tag = request.POST.get("tag", "")
+    if "by_tag" in request.POST:
+        if not tag:
+            messages.warning(request, "Choose a tag to run all its scenarios.")
+            return redirect("scenario_list")
+        scenarios = Scenario.objects.filter(tags__name=tag).select_related("server", "provider")
+    else:
+        scenarios = Scenario.objects.filter(pk__in=request.POST.getlist("scenario_ids")).select_related(
+            "server", "provider"
+        )
+    if not scenarios:
+        messages.warning(request, "Select at least one scenario, or choose a tag, to run.")
+        return redirect("scenario_list")
+    result = runs_start_many(scenarios=scenarios, user=request.user)
+    (messages.warning if result.refused else messages.success)(request, result.summary())
+    return redirect("runs:list")

@@ -1,0 +1,309 @@
+"""/servers: the MCP servers scenarios run against. Secrets go in, and only their names ever come out."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from django.db import transaction
+from django.http import HttpRequest
+from ninja import Field, Query, Router, Schema
+from ninja.responses import Status
+
+from evalhub.api.common import (
+    ADMIN,
+    WRITE,
+    ApiError,
+    ErrorCode,
+    Page,
+    PageParams,
+    acting_user,
+    form_errors,
+    get_or_404,
+    invalid,
+    paginate,
+    patched,
+    principal,
+    require_admin,
+    responses,
+)
+from evalhub.api_keys.auth import auth_for
+from evalhub.mcp_client.config import ALWAYS_SECRET_HEADERS
+from evalhub.servers.forms import ServerForm
+from evalhub.servers.models import McpServer
+from evalhub.servers.services import ServerInUse, server_delete, server_inspect
+from evalhub.vault import SecretUnavailable
+
+router = Router()
+REDACTED = "••••"
+
+TransportName = Literal["stdio", "http", "sse"]
+ProtocolMode = Literal["auto", "legacy"]
+
+
+class ServerOut(Schema):
+    id: int
+    name: str
+    description: str
+    transport: str
+    command: str
+    args: list[str]
+    cwd: str
+    env: dict[str, str] = Field(description="Plain environment variables; secret ones are listed in secret_names.")
+    url: str
+    headers: dict[str, str] = Field(description="Plain headers; secret ones are listed in secret_names.")
+    secret_names: list[str] = Field(description="Which secrets are set (e.g. 'Bearer token', 'env API_KEY').")
+    protocol_mode: str
+    connect_timeout: float
+    request_timeout: float
+    tool_names: list[str] = Field(description="Tools the latest inspection saw.")
+    tools_hash: str | None
+    last_inspected_at: datetime | None
+    last_error: dict[str, Any] | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class ServerIn(Schema):
+    name: str = Field(min_length=1, max_length=120)
+    description: str = ""
+    transport: TransportName = "http"
+    command: str = Field("", max_length=1000)
+    args: list[str] = []
+    cwd: str = Field("", max_length=1000)
+    env: dict[str, str] = {}
+    url: str = Field("", max_length=2000)
+    headers: dict[str, str] = {}
+    bearer_token: str = Field("", description="Write-only. `${VAR}` references an environment variable.")
+    secret_headers: dict[str, str] = Field({}, description="Write-only headers, e.g. X-Api-Key.")
+    secret_env: dict[str, str] = Field({}, description="Write-only environment variables (stdio).")
+    protocol_mode: ProtocolMode = "auto"
+    connect_timeout: float = Field(30.0, gt=0, le=600)
+    request_timeout: float = Field(60.0, gt=0, le=3600)
+
+
+class ServerPatch(Schema):
+    """Only the fields sent change. Secrets: omit to keep, send a value to replace, send "" / {} to clear."""
+
+    name: str | None = Field(None, min_length=1, max_length=120)
+    description: str | None = None
+    transport: TransportName | None = None
+    command: str | None = Field(None, max_length=1000)
+    args: list[str] | None = None
+    cwd: str | None = Field(None, max_length=1000)
+    env: dict[str, str] | None = None
+    url: str | None = Field(None, max_length=2000)
+    headers: dict[str, str] | None = None
+    bearer_token: str | None = None
+    secret_headers: dict[str, str] | None = None
+    secret_env: dict[str, str] | None = None
+    protocol_mode: ProtocolMode | None = None
+    connect_timeout: float | None = Field(None, gt=0, le=600)
+    request_timeout: float | None = Field(None, gt=0, le=3600)
+
+
+class ServerFilters(Schema):
+    transport: TransportName | None = None
+    q: str | None = Field(None, max_length=200, description="Part of the name.")
+
+
+class InspectionOut(Schema):
+    server_name: str
+    server_version: str
+    protocol_version: str
+    tools: list[dict[str, Any]]
+    resources: list[dict[str, Any]]
+    resource_templates: list[dict[str, Any]]
+    prompts: list[dict[str, Any]]
+    tools_hash: str
+    warnings: list[str]
+    duration_ms: int
+
+
+def server_out(server: McpServer) -> dict[str, Any]:
+    snapshot = server.latest_snapshot()
+    return {
+        "id": server.pk,
+        "name": server.name,
+        "description": server.description,
+        "transport": server.transport,
+        "command": server.command,
+        "args": [str(arg) for arg in server.args],
+        "cwd": server.cwd,
+        "env": {str(k): str(v) for k, v in server.env.items()},
+        "url": server.url,
+        # Plain headers are not secret by design, but a credential typed there is still never echoed back.
+        "headers": {
+            str(k): REDACTED if k.lower() in ALWAYS_SECRET_HEADERS else str(v) for k, v in server.headers.items()
+        },
+        "secret_names": _secret_names(server),
+        "protocol_mode": server.protocol_mode,
+        "connect_timeout": server.connect_timeout,
+        "request_timeout": server.request_timeout,
+        "tool_names": snapshot.tool_names if snapshot else [],
+        "tools_hash": snapshot.tools_hash if snapshot else None,
+        "last_inspected_at": server.last_inspected_at,
+        "last_error": server.last_error,
+        "created_at": server.created_at,
+        "updated_at": server.updated_at,
+    }
+
+
+def _secret_names(server: McpServer) -> list[str]:
+    try:
+        return server.secret_names()
+    except SecretUnavailable:  # Undecryptable after a key change: say so rather than fail the whole listing.
+        return ["(unreadable: enter the secrets again)"]
+
+
+def _get(server_id: int) -> McpServer:
+    return get_or_404(McpServer.objects.all(), "Server", server_id)
+
+
+# API field → ServerForm field, to put the form's errors where the client's fields are.
+FORM_FIELDS = {
+    "args_text": "args",
+    "env_text": "env",
+    "headers_text": "headers",
+    "secret_env_text": "secret_env",
+    "secret_headers_text": "secret_headers",
+}
+
+
+def _lines(values: dict[str, str], separator: str, field: str) -> str:
+    for name, value in values.items():
+        if "\n" in name or "\n" in value or "\r" in name or "\r" in value:
+            raise invalid(f"{field}: names and values are single lines.", field=field)
+    return "\n".join(f"{name}{separator}{value}" for name, value in values.items())
+
+
+def _save(server: McpServer | None, values: dict[str, Any], request: HttpRequest) -> McpServer:
+    """Validate and save through the ServerForm the Servers page uses, so both accept exactly the same servers.
+
+    `values` holds the API's fields; secrets (bearer_token, secret_env, secret_headers) only when the client sent
+    them: a dict replaces the whole set, "" / {} clears it, and an absent one stays as stored.
+    """
+    if any("\n" in arg or "\r" in arg for arg in values["args"]):
+        raise invalid("args: each argument is a single line.", field="args")
+    data: dict[str, Any] = {
+        "name": values["name"],
+        "description": values["description"],
+        "transport": values["transport"],
+        "command": values["command"],
+        "args_text": "\n".join(values["args"]),
+        "cwd": values["cwd"],
+        "env_text": _lines(values["env"], "=", "env"),
+        "url": values["url"],
+        "headers_text": _lines(values["headers"], ": ", "headers"),
+        "protocol_mode": values["protocol_mode"],
+        "connect_timeout": values["connect_timeout"],
+        "request_timeout": values["request_timeout"],
+        "secret_env_text": _lines(values.get("secret_env") or {}, "=", "secret_env"),
+        "secret_headers_text": _lines(values.get("secret_headers") or {}, ": ", "secret_headers"),
+        "bearer_token": values.get("bearer_token") or "",
+    }
+    is_admin = ADMIN in principal(request).scopes and bool(getattr(principal(request).user, "is_staff", False))
+    if server is not None:
+        # Stored secrets the client replaced (a new dict) or cleared are removed from the form's stored rows.
+        stored_rows = ServerForm(instance=server, is_staff=is_admin)._rows
+        for kind, field in (("env", "secret_env"), ("headers", "secret_headers")):
+            if field in values:
+                data.update({clear: "on" for _, _, clear in stored_rows[kind]})
+        if values.get("bearer_token") == "":
+            data["clear_bearer_token"] = "on"  # noqa: S105 (a checkbox, not a password)
+    form = ServerForm(data, instance=server, is_staff=is_admin)
+    if not form.is_valid():
+        raise form_errors(form, FORM_FIELDS)
+    saved = form.save(commit=False)
+    if server is None:
+        user = acting_user(request)
+        saved.created_by = user if user.is_authenticated else None  # type: ignore[assignment]
+    saved.save()
+    return saved
+
+
+def _current(server: McpServer) -> dict[str, Any]:
+    return {
+        "name": server.name,
+        "description": server.description,
+        "transport": server.transport,
+        "command": server.command,
+        "args": list(server.args),
+        "cwd": server.cwd,
+        "env": dict(server.env),
+        "url": server.url,
+        "headers": dict(server.headers),
+        "protocol_mode": server.protocol_mode,
+        "connect_timeout": server.connect_timeout,
+        "request_timeout": server.request_timeout,
+    }
+
+
+@router.get("", response=responses({200: Page[ServerOut]}), summary="List servers")
+def list_servers(request: HttpRequest, filters: Query[ServerFilters], page: Query[PageParams]) -> dict[str, Any]:
+    servers = McpServer.objects.all()
+    if filters.transport:
+        servers = servers.filter(transport=filters.transport)
+    if filters.q:
+        servers = servers.filter(name__icontains=filters.q)
+    return paginate(servers.order_by("name", "pk"), page, out=server_out)
+
+
+@router.post("", response=responses({201: ServerOut}), auth=auth_for(WRITE), summary="Register a server")
+def create_server(request: HttpRequest, payload: ServerIn) -> Status:
+    """stdio servers (a command EvalHub starts on this machine) need a staff account and evaluate:admin."""
+    if payload.transport == McpServer.Transport.STDIO:
+        require_admin(request, "Registering a stdio server")
+    server = _save(None, payload.dict(), request)
+    return Status(201, server_out(server))
+
+
+@router.get("/{int:server_id}", response=responses({200: ServerOut}, 404), summary="Get a server")
+def get_server(request: HttpRequest, server_id: int) -> dict[str, Any]:
+    return server_out(_get(server_id))
+
+
+@router.patch(
+    "/{int:server_id}", response=responses({200: ServerOut}, 404), auth=auth_for(WRITE), summary="Update a server"
+)
+def update_server(request: HttpRequest, server_id: int, payload: ServerPatch) -> dict[str, Any]:
+    server = _get(server_id)
+    data = payload.dict(exclude_unset=True)
+    if server.is_stdio or data.get("transport") == McpServer.Transport.STDIO:
+        require_admin(request, "Changing a stdio server")
+    values = patched(_current(server), data)
+    if "bearer_token" in data and data["bearer_token"] is None:
+        del values["bearer_token"]
+    with transaction.atomic():
+        server = _save(server, values, request)
+    return server_out(server)
+
+
+@router.delete(
+    "/{int:server_id}", response=responses({204: None}, 404, 409), auth=auth_for(WRITE), summary="Delete a server"
+)
+def delete_server(request: HttpRequest, server_id: int) -> Status:
+    """Refused with 409 CONFLICT while scenarios use the server."""
+    try:
+        server_delete(server=_get(server_id))
+    except ServerInUse as exc:
+        names = [scenario.name for scenario in exc.scenarios]
+        raise ApiError(ErrorCode.CONFLICT, str(exc), {"scenarios": names}) from None
+    return Status(204, None)
+
+
+@router.post(
+    "/{int:server_id}/inspect",
+    response=responses({200: InspectionOut}, 404, 422),
+    auth=auth_for(WRITE),
+    summary="Inspect a server now",
+)
+def inspect_server(request: HttpRequest, server_id: int) -> dict[str, Any]:
+    """Connect, list its tools, resources and prompts, and keep the tools as a snapshot.
+
+    A server that cannot be reached answers 422 SERVER_UNREACHABLE with `details.kind` (e.g. connect_timeout,
+    command_not_found, auth_failed) and the tail of its stderr.
+    """
+    inspection = server_inspect(server=_get(server_id))
+    data = inspection.to_dict()
+    return {name: data[name] for name in InspectionOut.model_fields}

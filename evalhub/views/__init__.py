@@ -1,1 +1,0 @@
-"""Views of the core app, one module per section."""

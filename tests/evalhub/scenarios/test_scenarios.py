@@ -1,0 +1,189 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client, override_settings
+
+from evalhub.providers.model_choices import model_value
+from evalhub.providers.models import offline_provider
+from evalhub.scenarios.models import Scenario
+from evalhub.servers.models import McpServer
+from runs.models import Run
+from tests.base import make_demo_server, make_scenario
+
+
+@pytest.fixture
+def server(db: None) -> McpServer:
+    server = make_demo_server()
+    server.record_tools([{"name": "get_weather"}, {"name": "search_flights"}])
+    return server
+
+
+def form_data(server: McpServer, **overrides: Any) -> dict[str, Any]:
+    return {
+        "name": "Weather in Paris",
+        "description": "",
+        "server": server.pk,
+        "model_choice": model_value(offline_provider(), "evalhub-offline"),
+        "prompt": "What's the weather at latitude 48.85, longitude 2.35?",
+        "system_prompt": "",
+        "max_turns": 10,
+        "max_tool_calls": 25,
+        "time_limit_seconds": 300,
+        "pass_threshold": 0.7,
+        "expected_tools_text": "get_weather",
+        "expected": "",
+        "tags_text": "smoke, Weather",
+        **overrides,
+    }
+
+
+@pytest.mark.django_db
+class ScenarioCreateTests:
+    def test_it_creates_a_scenario(self, alice_client: Client, server: McpServer) -> None:
+        response = alice_client.post("/scenarios/new/", form_data(server, expected='{"city": "Paris"}'))
+
+        scenario = Scenario.objects.get()
+        assert response["Location"] == f"/scenarios/{scenario.pk}/"
+        assert (scenario.model, scenario.provider.is_offline) == ("evalhub-offline", True)
+        assert scenario.expected_tools == ["get_weather"]
+        assert scenario.expected == {"city": "Paris"}
+        assert sorted(tag.name for tag in scenario.tags.all()) == ["smoke", "weather"]
+
+    def test_invalid_expected_json_points_at_line_and_column_and_keeps_the_input(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        response = alice_client.post("/scenarios/new/", form_data(server, expected='{\n  "city": Paris\n}'))
+
+        html = response.content.decode()
+        assert response.status_code == 200
+        assert "Invalid JSON at line 2, column 11: Expecting value." in html
+        assert "What&#x27;s the weather at latitude 48.85" in html
+        assert not Scenario.objects.exists()
+
+    def test_missing_required_fields_are_named(self, alice_client: Client, server: McpServer) -> None:
+        response = alice_client.post("/scenarios/new/", form_data(server, name="", prompt=""))
+
+        assert response.content.decode().count("This field is required.") == 2
+
+    def test_a_duplicate_name_is_refused(self, alice_client: Client, server: McpServer) -> None:
+        make_scenario(server)
+
+        response = alice_client.post("/scenarios/new/", form_data(server))
+
+        assert "Scenario with this Name already exists." in response.content.decode()
+
+    def test_unknown_expected_tools_warn_but_save(self, alice_client: Client, server: McpServer) -> None:
+        response = alice_client.post(
+            "/scenarios/new/", form_data(server, expected_tools_text="get_weather\nget_wether"), follow=True
+        )
+
+        assert Scenario.objects.get().expected_tools == ["get_weather", "get_wether"]
+        assert "Demo travel server does not offer get_wether" in response.content.decode()
+
+    def test_it_requires_login(self, client: Client, server: McpServer) -> None:
+        assert client.post("/scenarios/new/", form_data(server)).status_code == 302
+        assert not Scenario.objects.exists()
+
+
+@pytest.mark.django_db
+class ScenarioEditTests:
+    def test_it_shows_the_saved_values_and_saves_changes(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(server, expected={"a": 1})
+
+        html = alice_client.get(f"/scenarios/{scenario.pk}/edit/").content.decode()
+        assert "get_weather</textarea>" in html
+        assert "&quot;a&quot;: 1" in html
+
+        alice_client.post(f"/scenarios/{scenario.pk}/edit/", form_data(server, name="Renamed", expected="[1, 2]"))
+
+        scenario.refresh_from_db()
+        assert (scenario.name, scenario.expected) == ("Renamed", [1, 2])
+
+
+@pytest.mark.django_db
+class ScenarioDuplicateDeleteTests:
+    def test_duplicate_copies_everything_under_a_new_name(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(server)
+        alice_client.post("/scenarios/new/", form_data(server, name="Tagged"))
+        tagged = Scenario.objects.get(name="Tagged")
+
+        alice_client.post(f"/scenarios/{tagged.pk}/duplicate/")
+        alice_client.post(f"/scenarios/{tagged.pk}/duplicate/")
+
+        copy = Scenario.objects.get(name="Copy of Tagged")
+        assert copy.prompt == tagged.prompt and copy.expected_tools == tagged.expected_tools
+        assert sorted(t.name for t in copy.tags.all()) == ["smoke", "weather"]
+        assert Scenario.objects.filter(name="Copy 2 of Tagged").exists()
+        assert Scenario.objects.count() == 4 and scenario.pk
+
+    def test_delete_asks_first_then_deletes(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(server)
+
+        assert "cannot be undone" in alice_client.get(f"/scenarios/{scenario.pk}/delete/").content.decode()
+        alice_client.post(f"/scenarios/{scenario.pk}/delete/")
+
+        assert not Scenario.objects.exists()
+
+    def test_delete_rejects_get_side_effects(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(server)
+        alice_client.get(f"/scenarios/{scenario.pk}/delete/")
+        assert Scenario.objects.filter(pk=scenario.pk).exists()
+
+
+@pytest.mark.django_db
+class ScenarioListAndRunTests:
+    def test_the_list_shows_the_last_score(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(server)
+        Run.objects.create(scenario=scenario, model="m", status="done", score=0.5, passed=False)
+
+        html = alice_client.get("/scenarios/").content.decode()
+
+        assert "fail 0.50" in html
+        assert f'formaction="/scenarios/{scenario.pk}/run/"' in html
+
+    def test_run_queues_a_run_and_opens_it(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(server)
+
+        response = alice_client.post(f"/scenarios/{scenario.pk}/run/")
+
+        run = Run.objects.get()
+        assert response["Location"] == f"/runs/{run.pk}/"
+        assert run.status == "queued"
+
+    @override_settings(EVALHUB_DAILY_RUN_QUOTA=0)
+    def test_over_quota_it_says_when_the_quota_resets(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(server)
+
+        response = alice_client.post(f"/scenarios/{scenario.pk}/run/", follow=True)
+
+        assert "Daily quota of 0 runs reached; it resets at 00:00 UTC (in" in response.content.decode()
+        assert not Run.objects.exists()
+
+    def test_run_selected_and_run_by_tag(self, alice_client: Client, server: McpServer, alice: User) -> None:
+        first = make_scenario(server, name="A")
+        make_scenario(server, name="B")
+        alice_client.post("/scenarios/new/", form_data(server, name="C"))  # tagged smoke
+
+        alice_client.post("/scenarios/run/", {"scenario_ids": [first.pk], "selected": "1"})
+        assert list(Run.objects.values_list("scenario__name", flat=True)) == ["A"]
+
+        response = alice_client.post("/scenarios/run/", {"tag": "smoke", "by_tag": "1"}, follow=True)
+        assert "Queued 1 run." in response.content.decode()
+        assert Run.objects.filter(scenario__name="C").count() == 1
+
+    def test_run_by_tag_without_a_tag_explains(self, alice_client: Client, server: McpServer) -> None:
+        response = alice_client.post("/scenarios/run/", {"tag": "", "by_tag": "1"}, follow=True)
+        assert "Choose a tag to run all its scenarios." in response.content.decode()
+
+    def test_detail_shows_a_score_history_chart(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(server)
+        for score in (0.2, 1.0):
+            Run.objects.create(scenario=scenario, model="m", status="done", score=score, passed=score >= 0.7)
+
+        html = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+
+        assert '<polyline points="14.0,103.6 546.0,14.0"' in html
+        assert html.count('class="chart-pass"') == 1 and html.count('class="chart-fail"') == 1
