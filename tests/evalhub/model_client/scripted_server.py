@@ -23,6 +23,8 @@ class Answer:
     body: Any = None  # a dict or list is sent as JSON, a str as text/html
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    # Overrides the Content-Type the body's type implies: broken JSON sent as application/json, for example.
+    content_type: str | None = None
 
 
 @dataclass
@@ -88,6 +90,7 @@ class ScriptedServer:
             payload, content_type = json.dumps(answer.body).encode(), "application/json"
         else:
             payload, content_type = str(answer.body or "").encode(), "text/html"
+        content_type = answer.content_type or content_type
         try:
             handler.send_response(answer.status)
             handler.send_header("Content-Type", content_type)
@@ -143,6 +146,13 @@ def tool_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-def openai_error(status: int, message: str, *, code: str | None = None, param: str | None = None) -> Answer:
+def openai_error(
+    status: int,
+    message: str,
+    *,
+    code: str | None = None,
+    param: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Answer:
     kind = {401: "invalid_request_error", 429: "requests", 500: "server_error"}.get(status, "invalid_request_error")
-    return Answer(status, {"error": {"message": message, "type": kind, "param": param, "code": code}})
+    return Answer(status, {"error": {"message": message, "type": kind, "param": param, "code": code}}, headers or {})
