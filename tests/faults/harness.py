@@ -17,11 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
+from runs import pipeline
 from runs.models import Run
-from tests.base import PYTHON, make_demo_server, make_scenario, make_scripted_provider
+from runs.services import run_start
+from tests.base import PYTHON, make_demo_server, make_scenario, make_scripted_provider, wait_until
 from tests.evalhub.mcp_client.helpers import free_port, process_alive, stop, wait_for_port
 from tests.evalhub.model_client.scripted_server import ScriptedServer
 from tests.faults import hostile_model
@@ -162,6 +165,21 @@ def hostile_http_server(mode: str, port: int, **timeouts: float) -> McpServer:
         url=f"http://127.0.0.1:{port}/mcp",
         **({"connect_timeout": SLACK, "request_timeout": SLACK} | timeouts),
     )
+
+
+def execute_here(scenario: Scenario, user: User) -> Run:
+    """Start a run and execute it in this process, as the worker's task does."""
+    run = run_start(scenario=scenario, user=user)
+    pipeline.execute_run(run.pk, worker="corpus")
+    return Run.objects.get(pk=run.pk)
+
+
+def execute_on_worker(scenario: Scenario, user: User) -> Run:
+    """Start a run and wait for the real worker process (the `worker` fixture) to finish it."""
+    run = run_start(scenario=scenario, user=user)
+    finished = Run.objects.filter(pk=run.pk, status__in=Run.FINISHED).exists
+    wait_until(finished, timeout=60, what=f"the worker to finish run {run.pk}")
+    return Run.objects.get(pk=run.pk)
 
 
 def assert_next_run_succeeds(execute: Callable[[Scenario], Run], scripted: ScriptedServer, healthy_port: int) -> None:

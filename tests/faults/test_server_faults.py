@@ -20,10 +20,8 @@ from django.contrib.auth.models import User
 
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
-from runs import pipeline
 from runs.models import Run
-from runs.services import run_start
-from tests.base import make_scenario, make_scripted_provider, wait_until
+from tests.base import make_scenario, make_scripted_provider
 from tests.evalhub.model_client.scripted_server import Answer, ScriptedServer, completion, tool_call
 from tests.faults.harness import (
     Outcome,
@@ -31,6 +29,8 @@ from tests.faults.harness import (
     assert_next_run_succeeds,
     assert_outcome,
     completed,
+    execute_here,
+    execute_on_worker,
     failed,
     hostile_http_process,
     hostile_http_server,
@@ -128,12 +128,6 @@ def check_recorded(run: Run, case: Case) -> None:
         assert set(case.tools) <= set(run.tool_snapshot.tool_names)  # type: ignore[union-attr]
 
 
-def execute_here(scenario: Scenario, user: User) -> Run:
-    run = run_start(scenario=scenario, user=user)
-    pipeline.execute_run(run.pk, worker="corpus")
-    return Run.objects.get(pk=run.pk)
-
-
 @pytest.mark.django_db(transaction=True)
 class ServerFaultTests:
     @pytest.mark.parametrize("case", rows(CASES))
@@ -178,10 +172,3 @@ class ServerFaultOnWorkerTests:
             assert run.worker.startswith("evalhub-test-")
             watch.assert_none_left()
         assert_next_run_succeeds(lambda next_scenario: execute_on_worker(next_scenario, alice), scripted, healthy_port)
-
-
-def execute_on_worker(scenario: Scenario, user: User) -> Run:
-    run = run_start(scenario=scenario, user=user)
-    finished = Run.objects.filter(pk=run.pk, status__in=Run.FINISHED).exists
-    wait_until(finished, timeout=60, what=f"the worker to finish run {run.pk}")
-    return Run.objects.get(pk=run.pk)
