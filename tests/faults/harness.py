@@ -48,10 +48,6 @@ class Outcome:
     results: int = 0  # tool calls kept with their results
     passed: bool = False
 
-    @property
-    def error(self) -> str:
-        return f"{self.kind}: {self.sentence}" if self.kind else "—"
-
 
 def completed(*, steps: int = 2, results: int = 1, passed: bool = True) -> Outcome:
     """The run is not disturbed: the agent finishes and the run is scored."""
@@ -133,11 +129,14 @@ class ProcessWatch:
         assert not left, f"processes left below pid {self.root}: {sorted(left)}"
 
 
-def hostile_stdio_server(mode: str, pidfile: Path, **timeouts: float) -> McpServer:
+def hostile_stdio_server(
+    mode: str, pidfile: Path, *, connect_timeout: float = SLACK, request_timeout: float = SLACK
+) -> McpServer:
     return make_demo_server(
         name=f"Hostile {mode}",
         args=[HOSTILE_SERVER, "--mode", mode, "--pidfile", str(pidfile)],
-        **({"connect_timeout": SLACK, "request_timeout": SLACK} | timeouts),
+        connect_timeout=connect_timeout,
+        request_timeout=request_timeout,
     )
 
 
@@ -158,12 +157,15 @@ def hostile_http_process(mode: str) -> Iterator[int]:
         stop(process)
 
 
-def hostile_http_server(mode: str, port: int, **timeouts: float) -> McpServer:
+def hostile_http_server(
+    mode: str, port: int, *, connect_timeout: float = SLACK, request_timeout: float = SLACK
+) -> McpServer:
     return McpServer.objects.create(
         name=f"Hostile {mode} over HTTP",
         transport=McpServer.Transport.HTTP,
         url=f"http://127.0.0.1:{port}/mcp",
-        **({"connect_timeout": SLACK, "request_timeout": SLACK} | timeouts),
+        connect_timeout=connect_timeout,
+        request_timeout=request_timeout,
     )
 
 
