@@ -10,6 +10,7 @@ from django import forms
 
 from evalhub.providers.model_choices import model_choices, model_value, parse_model_value
 from evalhub.scenarios.models import Scenario, Tag
+from evalhub.storable import refusal, storable
 from scorers.models import Scorer
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-/]{1,128}$")
@@ -25,11 +26,16 @@ class JSONTextField(forms.CharField):
         if not text.strip():
             return None
         try:
-            return json.loads(text)
+            value = json.loads(text)
         except json.JSONDecodeError as exc:
             raise forms.ValidationError(
                 f"Invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}.", code="invalid_json"
             ) from None
+        # Python's json reads NaN and Infinity, which are not JSON and which PostgreSQL refuses to store.
+        _, problems = storable(value)
+        if problems:
+            raise forms.ValidationError(f"Invalid JSON at {refusal(problems[0])}", code="invalid_json")
+        return value
 
     def prepare_value(self, value: Any) -> Any:
         if value is None or isinstance(value, str):
