@@ -3,7 +3,7 @@
 A tool may answer 20 MB and a model 50 MB. Kept whole, they make the run's row, its page, its API answer, every
 scorer's input and the next model call as big. Past a cap the head is kept and the rest is replaced by
 "…truncated N bytes"; the item records the full size and the SHA-256 of the full value next to it (`Cut`), so
-two runs can still be told apart. Sizes are bytes of UTF-8 text, or of compact JSON for structured values. The
+two runs can still be told apart. Sizes are bytes as stored: compact JSON, text as a JSON string. The
 README's "Recorded sizes" section documents these numbers: change both together.
 """
 
@@ -50,12 +50,17 @@ def compact_json(value: Any) -> bytes:
 
 
 def cap_text(text: str, limit: int) -> Capped:
-    """`text` when its UTF-8 fits in `limit` bytes; else its head and the marker, within `limit`."""
+    """`text` when it fits in `limit` bytes; else its head and the marker, within `limit`.
+
+    Text is measured as it is stored in the run's JSON: a quoted, escaped string. The cut's `bytes` and the
+    marker count UTF-8 bytes of the text itself.
+    """
+    size = _size(text)
+    if size <= limit:
+        return Capped(text, size, None)
     data = text.encode()
-    if len(data) <= limit:
-        return Capped(text, len(data), None)
-    value = _cut(data, limit)
-    return Capped(value, len(value.encode()), {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+    value = _cut_json_string(data, limit)
+    return Capped(value, _size(value), {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
 
 
 def cap_json(value: Any, limit: int) -> Capped:
@@ -76,11 +81,8 @@ def cap_json(value: Any, limit: int) -> Capped:
         if size <= limit:
             return Capped(shrunk, size, cut)
         budget //= 2
-    # Stored as a JSON string, the text's quotes and backslashes are escaped: cut until that fits too.
-    keep = limit
-    while (size := _size(text := _cut(data, keep))) > limit:
-        keep -= size - limit
-    return Capped(text, size, cut)
+    text = _cut_json_string(data, limit)
+    return Capped(text, _size(text), cut)
 
 
 def _cut(data: bytes, limit: int) -> str:
@@ -88,6 +90,15 @@ def _cut(data: bytes, limit: int) -> str:
     # A multi-byte character cut in the middle is dropped whole, never left as half a character.
     head = data[:keep].decode(errors="ignore")
     return head + marker(len(data) - len(head.encode()))
+
+
+def _cut_json_string(data: bytes, limit: int) -> str:
+    """The head of `data` and the marker, as a string whose JSON (quoted, escaped) fits in `limit` bytes."""
+    keep = limit
+    # Escapes (newlines, quotes) make the JSON longer than the text: cut again by what is over.
+    while (size := _size(text := _cut(data, keep))) > limit and keep > _MARKER_ROOM:
+        keep -= size - limit
+    return text
 
 
 def _size(value: Any) -> int:
@@ -100,7 +111,7 @@ def _shrink(value: Any, budget: int) -> tuple[Any, int]:
         size = _size(value)
         if size <= budget:
             return value, size
-        text = _cut(value.encode(), max(budget, 0) + _MARKER_ROOM)
+        text = _cut_json_string(value.encode(), max(budget, 0))
         return text, _size(text)
     if isinstance(value, dict):
         kept: dict[str, Any] = {}

@@ -34,6 +34,7 @@ from runs.record_limits import (
     Capped,
     cap_json,
     cap_text,
+    compact_json,
 )
 
 T = TypeVar("T")
@@ -101,14 +102,18 @@ class Recorder:
         steps: list[dict[str, Any]] = self.run.transcript.setdefault("steps", [])
         return steps
 
-    def _text(self, text: str, *, limit: int, copies: int = 1) -> Capped:
+    def _text(self, text: str, *, limit: int, copies: int = 1, sized_for: int | None = None) -> Capped:
         clean, _ = storable(self.redact(text))
-        return self._spend(cap_text(clean, max(FLOOR_BYTES, min(limit, self._left))), copies)
+        return self._spend(cap_text(clean, self._limit(limit, sized_for or copies)), copies)
 
     def _json(self, value: Any, *, limit: int, where: str, copies: int = 1) -> tuple[Capped, list[dict[str, str]]]:
         clean, replaced = storable(redact_json(value, self.redact))
-        capped = self._spend(cap_json(clean, max(FLOOR_BYTES, min(limit, self._left))), copies)
+        capped = self._spend(cap_json(clean, self._limit(limit, copies)), copies)
         return capped, [_replaced(where, item) for item in replaced]
+
+    def _limit(self, limit: int, copies: int) -> int:
+        """The item's own cap, or what the run has left for all its copies; never below the floor."""
+        return max(FLOOR_BYTES, min(limit, self._left // copies))
 
     def _spend(self, capped: Capped, copies: int) -> Capped:
         self._left -= capped.size * copies
@@ -116,7 +121,9 @@ class Recorder:
 
     def _model_answered(self, result: ChatResult) -> None:
         """One model call: a new transcript step, and its tokens and cost."""
-        text = self._text(result.text, limit=MODEL_MESSAGE_BYTES)
+        # Sized for three copies, as the final answer is also the run's finalText and final_text; the other two
+        # are paid for when it becomes that (`_answered`).
+        text = self._text(result.text, limit=MODEL_MESSAGE_BYTES, sized_for=3)
         step: dict[str, Any] = {
             "text": text.value,
             "finishReason": self._text(result.finish_reason, limit=FLOOR_BYTES).value,
@@ -186,7 +193,7 @@ class Recorder:
 
     def _answered(self) -> None:
         text = self.steps[-1]["text"]
-        self._left -= 2 * len(text.encode())
+        self._left -= 2 * len(compact_json(text))
         self.run.final_text = text
         self.run.transcript["finalText"] = text
         self._save()

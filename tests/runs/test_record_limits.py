@@ -10,9 +10,9 @@ from runs.record_limits import FLOOR_BYTES, cap_json, cap_text, compact_json, ma
 
 class CapTextTests:
     def test_text_within_the_limit_is_kept_whole(self) -> None:
-        capped = cap_text("héllo", 6)
+        capped = cap_text("héllo", 8)  # as stored: a JSON string, quotes included
 
-        assert (capped.value, capped.size, capped.cut) == ("héllo", 6, None)
+        assert (capped.value, capped.size, capped.cut) == ("héllo", 8, None)
 
     def test_longer_text_keeps_its_head_a_marker_its_full_size_and_hash(self) -> None:
         text = "abcdefghij" * 1000  # 10,000 bytes
@@ -20,8 +20,17 @@ class CapTextTests:
         capped = cap_text(text, 1000)
 
         assert capped.value == text[:952] + "…truncated 9048 bytes"
-        assert capped.size == len(capped.value.encode()) <= 1000
+        assert capped.size == len(capped.value.encode()) + 2 <= 1000
         assert capped.cut == {"bytes": 10_000, "sha256": hashlib.sha256(text.encode()).hexdigest()}
+
+    def test_escapes_count_as_stored(self) -> None:
+        text = "line\n" * 1000  # 5 bytes a line, 6 once escaped in JSON
+
+        capped = cap_text(text, 1000)
+
+        head = capped.value.split("…truncated")[0]
+        assert capped.value == head + marker(5000 - len(head)) and text.startswith(head)
+        assert 900 < capped.size == len(compact_json(capped.value)) <= 1000
 
     def test_a_character_is_never_cut_in_half(self) -> None:
         text = "é" * 1000  # 2 bytes each: a cut at an odd byte drops the half character
