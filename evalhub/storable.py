@@ -20,6 +20,12 @@ class Replaced(NamedTuple):
     path: str
     was: str
 
+    def under(self, where: str) -> Replaced:
+        """The same problem, seen from outside: `mean` under `expected` is `expected.mean`."""
+        if self.path == "(root)":
+            return self._replace(path=where)
+        return self._replace(path=f"{where}{'' if self.path.startswith('[') else '.'}{self.path}")
+
 
 def storable(value: Any) -> tuple[Any, list[Replaced]]:
     """A copy of `value` that PostgreSQL can store, and what had to change in it.

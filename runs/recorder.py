@@ -24,7 +24,7 @@ from django.utils import timezone
 from evalhub.mcp_client.connection import redact_json
 from evalhub.mcp_client.redact import Redactor
 from evalhub.model_client.results import ChatResult
-from evalhub.storable import Replaced, storable
+from evalhub.storable import storable
 from runs.models import Run
 from runs.record_limits import (
     FLOOR_BYTES,
@@ -109,7 +109,7 @@ class Recorder:
     def _json(self, value: Any, *, limit: int, where: str, copies: int = 1) -> tuple[Capped, list[dict[str, str]]]:
         clean, replaced = storable(redact_json(value, self.redact))
         capped = self._spend(cap_json(clean, self._limit(limit, copies)), copies)
-        return capped, [_replaced(where, item) for item in replaced]
+        return capped, [item.under(where)._asdict() for item in replaced]
 
     def _limit(self, limit: int, copies: int) -> int:
         """The item's own cap, or what the run has left for all its copies; never below the floor."""
@@ -205,8 +205,3 @@ class Recorder:
         self.run.tool_snapshot = snapshot
         self.run.tools_hash = snapshot.tools_hash
         self.run.save(update_fields=["tool_snapshot", "tools_hash"])
-
-
-def _replaced(where: str, item: Replaced) -> dict[str, str]:
-    path = "" if item.path == "(root)" else item.path if item.path.startswith("[") else f".{item.path}"
-    return {"path": where + path, "was": item.was}

@@ -74,6 +74,9 @@ def _validation_details(errors: list[dict[str, Any]]) -> dict[str, Any]:
 
 def error_response(request: HttpRequest, exc: Exception) -> HttpResponse:
     """Every exception that leaves an API operation, as the documented envelope with its status."""
+    if isinstance(exc, HttpError) and isinstance(exc.__cause__, ApiError):
+        # ninja answers anything the body parser raises with "Cannot parse request body"; ours says what is wrong.
+        exc = exc.__cause__
     if isinstance(exc, ApiError):
         response = _envelope(exc.code, exc.message, exc.details, exc.status)
         if exc.code == ErrorCode.AUTHENTICATION_REQUIRED:

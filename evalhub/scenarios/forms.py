@@ -26,16 +26,11 @@ class JSONTextField(forms.CharField):
         if not text.strip():
             return None
         try:
-            value = json.loads(text)
+            return json.loads(text)
         except json.JSONDecodeError as exc:
             raise forms.ValidationError(
                 f"Invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}.", code="invalid_json"
             ) from None
-        # Python's json reads NaN and Infinity, which are not JSON and which PostgreSQL refuses to store.
-        _, problems = storable(value)
-        if problems:
-            raise forms.ValidationError(f"Invalid JSON at {refusal(problems[0])}", code="invalid_json")
-        return value
 
     def prepare_value(self, value: Any) -> Any:
         if value is None or isinstance(value, str):
@@ -122,6 +117,14 @@ class ScenarioForm(forms.ModelForm):
             parse_model_value(value)
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from None
+        return value
+
+    def clean_expected(self) -> Any:
+        # Python's json reads NaN and Infinity, which are not JSON and which PostgreSQL refuses to store.
+        value = self.cleaned_data["expected"]
+        _, problems = storable(value)
+        if problems:
+            raise forms.ValidationError(refusal(problems[0].under("expected")), code="invalid_json")
         return value
 
     def clean_expected_tools_text(self) -> list[str]:

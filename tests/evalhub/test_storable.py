@@ -25,7 +25,7 @@ class StorableTests:
             Replaced("bounds[1]", "Infinity"),
             Replaced("bounds[2]", "-Infinity"),
         ]
-        assert value["mean"] is not clean["mean"]  # the input is left as it was
+        assert math.isnan(value["mean"])  # the input is left as it was
 
     def test_nul_characters_in_text_and_keys_become_the_replacement_character(self) -> None:
         clean, replaced = storable({"a\x00b": ["ok", "c\x00"]})
@@ -35,6 +35,11 @@ class StorableTests:
 
     def test_a_bare_value_is_at_the_root(self) -> None:
         assert storable(math.nan) == ("NaN", [Replaced("(root)", "NaN")])
+
+    def test_a_problem_seen_from_outside_has_the_outer_path(self) -> None:
+        assert Replaced("mean", "NaN").under("expected") == Replaced("expected.mean", "NaN")
+        assert Replaced("[2]", "NaN").under("args") == Replaced("args[2]", "NaN")
+        assert Replaced("(root)", "NaN").under("result") == Replaced("result", "NaN")
 
 
 class RefusalTests:
