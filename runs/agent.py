@@ -16,6 +16,7 @@ from evalhub.mcp_client.connection import Connection
 from evalhub.model_client.client import ProviderClient
 from evalhub.model_client.results import ToolCall
 from runs.models import Run
+from runs.record_limits import MODEL_MESSAGE_BYTES, TOOL_CONTENT_TO_MODEL_BYTES, cap_text
 from runs.recorder import Recorder
 from runs.tool_results import as_model_content, check_output_schema
 
@@ -58,17 +59,25 @@ async def run_agent(
         )
         await recorder.model_answered(result)
         if not result.tool_calls:
-            await recorder.answered(result.text)
+            await recorder.answered()
             return Run.StopReason.COMPLETED
-        messages.append(result.message)
+        messages.append(_capped_message(result.message))
         for call in result.tool_calls:
             if calls_made >= task.max_tool_calls:
                 return Run.StopReason.MAX_TOOL_CALLS
             calls_made += 1
             record = await _call_tool(call, by_name.get(call.name), conn)
             await recorder.tool_called(record)
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": as_model_content(record["result"])})
+            content = cap_text(as_model_content(record["result"]), TOOL_CONTENT_TO_MODEL_BYTES).value
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
     return Run.StopReason.MAX_TURNS
+
+
+def _capped_message(message: dict[str, Any]) -> dict[str, Any]:
+    """The model's own message as sent back to it: a 50 MB answer is not sent again whole with every turn."""
+    if not isinstance(message.get("content"), str):
+        return message
+    return {**message, "content": cap_text(message["content"], MODEL_MESSAGE_BYTES).value}
 
 
 async def _call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connection) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from evalhub.mcp_client.connection import connect
 from evalhub.mcp_client.errors import McpConnectionError
+from evalhub.mcp_client.redact import Redactor
 from evalhub.model_client.client import ProviderClient
 from evalhub.model_client.errors import ProviderError
 from evalhub.vault import SecretUnavailable
@@ -61,7 +62,7 @@ def execute_run(run_id: int, *, worker: str) -> None:
     except Exception as exc:
         # A bug of ours must still end the run with what it recorded, not leave it "running".
         logger.exception("Run %s failed unexpectedly", run_id)
-        _finish(run, started, stop_reason=Run.StopReason.ERROR, error=StepFailed("worker", "internal", repr(exc)))
+        _finish(run, started, stop_reason=Run.StopReason.ERROR, error=StepFailed("worker", "internal", _internal(exc)))
         return
     _finish(run, started, stop_reason=stop_reason, error=None)
 
@@ -74,6 +75,8 @@ async def _connect_and_act(run: Run, recorder: Recorder) -> str:
         provider_config = run.provider.to_config()
     except SecretUnavailable as exc:
         raise StepFailed("connect", "secret_unavailable", str(exc)) from None
+    # Whatever the model or a tool echoes of these is masked before it is recorded.
+    recorder.redact = Redactor([*server_config.secrets(), *provider_config.secrets])
     task = AgentTask(
         model=run.model,
         prompt=run.settings["prompt"],
@@ -94,9 +97,14 @@ async def _connect_and_act(run: Run, recorder: Recorder) -> str:
     except TimeoutError:
         return Run.StopReason.TIME_LIMIT
     except McpConnectionError as exc:
-        raise StepFailed(step, str(exc.kind), exc.message) from None
+        raise StepFailed(step, str(exc.kind), recorder.redact(exc.message)) from None
     except ProviderError as exc:
-        raise StepFailed(f"model call {len(recorder.steps) + 1}", str(exc.kind), exc.message) from None
+        raise StepFailed(f"model call {len(recorder.steps) + 1}", str(exc.kind), recorder.redact(exc.message)) from None
+
+
+def _internal(exc: Exception) -> str:
+    """What users see of a bug of ours: never the exception's text, which may hold SQL and the values in it."""
+    return f"EvalHub hit an internal error ({type(exc).__name__}); the details are in the worker's log."
 
 
 def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | None) -> None:
@@ -123,5 +131,5 @@ def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | N
         # Scorers fail on their own (recorded per scorer); reaching here is a bug of ours. Keep the run, say so.
         logger.exception("Scoring run %s failed", run.pk)
         run.status, run.stop_reason, run.passed = Run.Status.ERROR, Run.StopReason.ERROR, False
-        run.error = {"step": "score", "kind": "internal", "message": f"Scoring failed: {exc!r}"}
+        run.error = {"step": "score", "kind": "internal", "message": f"Scoring failed: {_internal(exc)}"}
         run.save(update_fields=finished)

@@ -4,6 +4,11 @@ Shapes follow the reference contract exactly: `transcript` is TranscriptData (pr
 finishReason, toolCalls[{toolName, args}], toolResults[{toolName, result}], finalText) and `tool_calls` /
 `all_tool_calls` are EvalToolCall records (toolName, args, result, timestamp) plus durationMs, isError,
 nestedCalls and, for tools that declare an outputSchema, schemaValidation.
+
+Every value passes three guards on its way in: configured secrets are masked (`redact`, the same Redactor that
+masks stdio stderr), values PostgreSQL cannot store are kept as text (evalhub/storable.py) and sizes are capped
+(runs/record_limits.py). An item that had to change says so: `truncated` holds the full size and hash of what was
+cut, `replacedValues` where a NaN, an Infinity or a NUL character was replaced.
 """
 
 from __future__ import annotations
@@ -16,8 +21,21 @@ from typing import Any, TypeVar
 from django.db import connection
 from django.utils import timezone
 
+from evalhub.mcp_client.connection import redact_json
+from evalhub.mcp_client.redact import Redactor
 from evalhub.model_client.results import ChatResult
+from evalhub.storable import storable
 from runs.models import Run
+from runs.record_limits import (
+    FLOOR_BYTES,
+    MODEL_MESSAGE_BYTES,
+    RUN_BYTES,
+    TOOL_RESULT_BYTES,
+    Capped,
+    cap_json,
+    cap_text,
+    compact_json,
+)
 
 T = TypeVar("T")
 
@@ -46,6 +64,10 @@ class Recorder:
     def __init__(self, run: Run) -> None:
         self.run = run
         self._db = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"run-{run.pk}-db")
+        # The run's server and provider secrets: the pipeline sets it once it has their configs.
+        self.redact = Redactor(())
+        # What the run may still record, counting every copy it stores.
+        self._left = RUN_BYTES
 
     async def _in_db_thread(self, work: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._db, work, *args)
@@ -64,8 +86,9 @@ class Recorder:
     async def tool_called(self, call: dict[str, Any]) -> None:
         await self._in_db_thread(self._tool_called, call)
 
-    async def answered(self, text: str) -> None:
-        await self._in_db_thread(self._answered, text)
+    async def answered(self) -> None:
+        """The last model message is the run's final answer."""
+        await self._in_db_thread(self._answered)
 
     async def tools_listed(self, tools: list[dict[str, Any]]) -> None:
         await self._in_db_thread(self._tools_listed, tools)
@@ -79,21 +102,43 @@ class Recorder:
         steps: list[dict[str, Any]] = self.run.transcript.setdefault("steps", [])
         return steps
 
+    def _text(self, text: str, *, limit: int, copies: int = 1, sized_for: int | None = None) -> Capped:
+        clean, _ = storable(self.redact(text))
+        return self._spend(cap_text(clean, self._limit(limit, sized_for or copies)), copies)
+
+    def _json(self, value: Any, *, limit: int, where: str, copies: int = 1) -> tuple[Capped, list[dict[str, str]]]:
+        clean, replaced = storable(redact_json(value, self.redact))
+        capped = self._spend(cap_json(clean, self._limit(limit, copies)), copies)
+        return capped, [item.under(where)._asdict() for item in replaced]
+
+    def _limit(self, limit: int, copies: int) -> int:
+        """The item's own cap, or what the run has left for all its copies; never below the floor."""
+        return max(FLOOR_BYTES, min(limit, self._left // copies))
+
+    def _spend(self, capped: Capped, copies: int) -> Capped:
+        self._left -= capped.size * copies
+        return capped
+
     def _model_answered(self, result: ChatResult) -> None:
         """One model call: a new transcript step, and its tokens and cost."""
-        step: dict[str, Any] = {"text": result.text, "finishReason": result.finish_reason}
+        # Sized for three copies, as the final answer is also the run's finalText and final_text; the other two
+        # are paid for when it becomes that (`_answered`).
+        text = self._text(result.text, limit=MODEL_MESSAGE_BYTES, sized_for=3)
+        step: dict[str, Any] = {
+            "text": text.value,
+            "finishReason": self._text(result.finish_reason, limit=FLOOR_BYTES).value,
+        }
+        if text.cut:
+            step["truncated"] = {"text": text.cut}
         if result.tool_calls:
-            step["toolCalls"] = [
-                {"toolName": call.name, "args": call.arguments if call.arguments is not None else {}}
-                for call in result.tool_calls
-            ]
+            step["toolCalls"] = [self._tool_call(call.name, call.arguments) for call in result.tool_calls]
             step["toolResults"] = []
         self.steps.append(step)
         usage = result.usage
         self.run.record_model_call(
             {
                 "step": len(self.steps),
-                "model": result.model,
+                "model": self._text(result.model, limit=FLOOR_BYTES).value,
                 "input_tokens": usage.input_tokens if usage else 0,
                 "output_tokens": usage.output_tokens if usage else 0,
                 "cached_tokens": usage.cached_tokens if usage else 0,
@@ -101,21 +146,54 @@ class Recorder:
                 "cost_source": result.cost.source,
                 "latency_ms": round(result.latency_ms),
                 "attempts": result.attempts,
-                "finish_reason": result.finish_reason,
+                "finish_reason": step["finishReason"],
             }
         )
         self._save()
 
+    def _tool_call(self, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
+        """A step's {toolName, args}; the arguments are stored three times (here and in both tool-call lists)."""
+        args, replaced = self._json(
+            arguments if arguments is not None else {}, limit=MODEL_MESSAGE_BYTES, where="args", copies=3
+        )
+        entry: dict[str, Any] = {"toolName": self._text(name, limit=FLOOR_BYTES, copies=5).value, "args": args.value}
+        if args.cut:
+            entry["truncated"] = {"args": args.cut}
+        if replaced:
+            entry["replacedValues"] = replaced
+        return entry
+
     def _tool_called(self, call: dict[str, Any]) -> None:
-        """One tool call (an EvalToolCall) and its result in the current step."""
-        self.steps[-1].setdefault("toolResults", []).append({"toolName": call["toolName"], "result": call["result"]})
-        self.run.tool_calls = [*self.run.tool_calls, call]
+        """One tool call (an EvalToolCall) and its result in the current step.
+
+        Its name and arguments are those the step recorded for it (the n-th call of the step), already kept.
+        """
+        step = self.steps[-1]
+        results = step.setdefault("toolResults", [])
+        asked = step["toolCalls"][len(results)]
+        result, replaced = self._json(call["result"], limit=TOOL_RESULT_BYTES, where="result", copies=3)
+        record = {**call, "toolName": asked["toolName"], "args": asked["args"], "result": result.value}
+        truncated = {**asked.get("truncated", {}), **({"result": result.cut} if result.cut else {})}
+        if truncated:
+            record["truncated"] = truncated
+        if asked.get("replacedValues") or replaced:
+            record["replacedValues"] = [*asked.get("replacedValues", []), *replaced]
+        if "rawArguments" in call:
+            record["rawArguments"] = self._text(call["rawArguments"], limit=MODEL_MESSAGE_BYTES, copies=2).value
+        if "schemaValidation" in call:
+            # jsonschema quotes the offending value, which may be the whole result.
+            message = self._text(call["schemaValidation"]["message"], limit=FLOOR_BYTES, copies=2).value
+            record["schemaValidation"] = {**call["schemaValidation"], "message": message}
+        results.append({"toolName": record["toolName"], "result": record["result"]})
+        self.run.tool_calls = [*self.run.tool_calls, record]
         # Nested calls (code mode) are not made yet, so every call is top-level and allToolCalls equals toolCalls.
-        self.run.all_tool_calls = [*self.run.all_tool_calls, call]
-        self.run.tool_names = [*self.run.tool_names, call["toolName"]]
+        self.run.all_tool_calls = [*self.run.all_tool_calls, record]
+        self.run.tool_names = [*self.run.tool_names, record["toolName"]]
         self._save()
 
-    def _answered(self, text: str) -> None:
+    def _answered(self) -> None:
+        text = self.steps[-1]["text"]
+        self._left -= 2 * len(compact_json(text))
         self.run.final_text = text
         self.run.transcript["finalText"] = text
         self._save()
@@ -123,7 +201,7 @@ class Recorder:
     def _tools_listed(self, tools: list[dict[str, Any]]) -> None:
         """The exact tool definitions this run is offered, kept as a snapshot of its server."""
         assert self.run.server is not None
-        snapshot = self.run.server.record_tools(tools)
+        snapshot = self.run.server.record_tools(storable(tools)[0])
         self.run.tool_snapshot = snapshot
         self.run.tools_hash = snapshot.tools_hash
         self.run.save(update_fields=["tool_snapshot", "tools_hash"])

@@ -34,6 +34,7 @@ from evalhub.api.common import READ, ApiError, ErrorCode
 from evalhub.api_keys.auth import auth_for
 from evalhub.mcp_client.errors import McpConnectionError
 from evalhub.ratelimit import WINDOW_SECONDS, CallerRateThrottle, with_rate_limit_headers
+from evalhub.storable import refusal, storable
 from evalhub.vault import SecretUnavailable
 from runs.quota import QuotaExceeded
 
@@ -73,6 +74,9 @@ def _validation_details(errors: list[dict[str, Any]]) -> dict[str, Any]:
 
 def error_response(request: HttpRequest, exc: Exception) -> HttpResponse:
     """Every exception that leaves an API operation, as the documented envelope with its status."""
+    if isinstance(exc, HttpError) and isinstance(exc.__cause__, ApiError):
+        # ninja answers anything the body parser raises with "Cannot parse request body"; ours says what is wrong.
+        exc = exc.__cause__
     if isinstance(exc, ApiError):
         response = _envelope(exc.code, exc.message, exc.details, exc.status)
         if exc.code == ErrorCode.AUTHENTICATION_REQUIRED:
@@ -134,28 +138,23 @@ def error_response(request: HttpRequest, exc: Exception) -> HttpResponse:
     return _envelope(ErrorCode.INTERNAL_ERROR, "Something went wrong on our side; it has been logged.", None, 500)
 
 
-def _reject_nul(value: Any, where: str) -> None:
-    """PostgreSQL cannot store or compare text containing NUL; say so instead of failing with a 500."""
-    if isinstance(value, str) and "\x00" in value:
-        raise ApiError(
-            ErrorCode.VALIDATION_ERROR, f"{where}: must not contain NUL (\\u0000) characters.", {"field": where}
-        )
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _reject_nul(key, where)
-            _reject_nul(item, f"{where}.{key}" if where != "body" else str(key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _reject_nul(item, f"{where}[{index}]")
+def _reject_unstorable(value: Any, where: str) -> None:
+    """PostgreSQL stores neither NUL in text nor NaN/Infinity in JSON: say so instead of failing with a 500."""
+    _, problems = storable(value)
+    if problems:
+        path = where if problems[0].path == "(root)" else problems[0].path
+        problem = problems[0]._replace(path=path)
+        raise ApiError(ErrorCode.VALIDATION_ERROR, refusal(problem), {"field": path})
 
 
 class StrictParser(Parser):
     """A parameter given twice is an error, not "the last one wins": `?status=done&status=error` filters nothing.
-    Text with NUL characters is refused everywhere, in parameters and bodies."""
+    Text with NUL characters is refused everywhere, in parameters and bodies, and so are NaN and Infinity in bodies
+    (Python's json reads them; they are not JSON and PostgreSQL refuses them)."""
 
     def parse_body(self, request: HttpRequest) -> Any:
         body = super().parse_body(request)
-        _reject_nul(body, "body")
+        _reject_unstorable(body, "body")
         return body
 
     def parse_querydict(
@@ -167,9 +166,9 @@ class StrictParser(Parser):
                 ErrorCode.VALIDATION_ERROR, f"{repeated[0]}: give this parameter once.", {"repeated": repeated}
             )
         for key in data:
-            _reject_nul(key, "parameters")
+            _reject_unstorable(key, "parameters")
             for value in data.getlist(key):
-                _reject_nul(value, key)
+                _reject_unstorable(value, key)
         return super().parse_querydict(data, list_fields, request)
 
 

@@ -10,6 +10,7 @@ from django import forms
 
 from evalhub.providers.model_choices import model_choices, model_value, parse_model_value
 from evalhub.scenarios.models import Scenario, Tag
+from evalhub.storable import refusal, storable
 from scorers.models import Scorer
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-/]{1,128}$")
@@ -116,6 +117,14 @@ class ScenarioForm(forms.ModelForm):
             parse_model_value(value)
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from None
+        return value
+
+    def clean_expected(self) -> Any:
+        # Python's json reads NaN and Infinity, which are not JSON and which PostgreSQL refuses to store.
+        value = self.cleaned_data["expected"]
+        _, problems = storable(value)
+        if problems:
+            raise forms.ValidationError(refusal(problems[0].under("expected")), code="invalid_json")
         return value
 
     def clean_expected_tools_text(self) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Any
 
 import pytest
@@ -75,6 +77,28 @@ class ScenarioCreateTests:
         error = assert_error(post(writer_api, "/api/v1/scenarios", new_scenario(99999)), 400, "VALIDATION_ERROR")
 
         assert "server_id" in error["details"]["fields"]
+
+    @pytest.mark.parametrize(
+        ("overrides", "field", "word"),
+        [
+            ({"expected": math.nan}, "expected", "NaN"),
+            ({"expected": {"temps": [1, math.inf]}}, "expected.temps[1]", "Infinity"),
+            ({"pass_threshold": -math.inf}, "pass_threshold", "-Infinity"),
+        ],
+    )
+    def test_nan_and_infinity_are_refused_with_where_they_are(
+        self, writer_api: Client, overrides: dict[str, Any], field: str, word: str
+    ) -> None:
+        # json.dumps writes NaN and Infinity, as Python clients send them.
+        body = json.dumps(new_scenario(make_demo_server().pk, **overrides))
+
+        error = assert_error(post(writer_api, "/api/v1/scenarios", body), 400, "VALIDATION_ERROR")
+
+        assert error["message"] == (
+            f'{field}: {word} is not a JSON number; send a finite number, null, or the text "{word}" as a string.'
+        )
+        assert error["details"] == {"field": field}
+        assert not Scenario.objects.exists()
 
     def test_a_missing_field_is_a_validation_error(self, writer_api: Client) -> None:
         error = assert_error(post(writer_api, "/api/v1/scenarios", {"name": "x"}), 400, "VALIDATION_ERROR")

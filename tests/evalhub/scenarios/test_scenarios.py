@@ -63,6 +63,26 @@ class ScenarioCreateTests:
         assert "What&#x27;s the weather at latitude 48.85" in html
         assert not Scenario.objects.exists()
 
+    @pytest.mark.parametrize(
+        ("expected", "message"),
+        [
+            ("NaN", "expected: NaN is not a JSON number"),
+            ('{"temps": [1, Infinity]}', "expected.temps[1]: Infinity is not a JSON number"),
+            ('{"low": -Infinity}', "expected.low: -Infinity is not a JSON number"),
+        ],
+    )
+    def test_nan_and_infinity_in_expected_are_refused_and_the_input_kept(
+        self, alice_client: Client, server: McpServer, expected: str, message: str
+    ) -> None:
+        response = alice_client.post("/scenarios/new/", form_data(server, expected=expected))
+
+        html = response.content.decode()
+        assert response.status_code == 200
+        word = message.split(": ")[1].split()[0]
+        assert f"{message}; send a finite number, null, or the text &quot;{word}&quot; as a string." in html
+        assert expected.replace('"', "&quot;") in html
+        assert not Scenario.objects.exists()
+
     def test_missing_required_fields_are_named(self, alice_client: Client, server: McpServer) -> None:
         response = alice_client.post("/scenarios/new/", form_data(server, name="", prompt=""))
 
