@@ -87,7 +87,7 @@ def render_transcript(record: Mapping[str, Any]) -> str:
 
 def _run_facts(run: Mapping[str, Any]) -> str:
     """How the run ended and what it spent, one fact per line; unknown values say so rather than vanish."""
-    usage = run.get("usage") if isinstance(run.get("usage"), Mapping) else {}
+    usage: Mapping[str, Any] = run["usage"] if isinstance(run.get("usage"), Mapping) else {}
     cost = run.get("costUsd")
     duration = run.get("durationMs")
     facts = [
