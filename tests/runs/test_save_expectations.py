@@ -65,7 +65,7 @@ class SaveAsExpectationsTests:
         assert html.count('name="selected"') == len(PROPOSED) == html.count(" checked>") - 2
         for proposal in PROPOSED:
             assert f"<span>{escape(describe(proposal))}</span>" in html
-        assert "get_weather called with latitude 48.85, longitude 2.35" in html
+        assert "get_weather called with latitude = 48.85, longitude = 2.35" in html
 
     def test_saving_all_then_rescoring_the_run_passes(self, run: Run, alice_client: Client) -> None:
         response = alice_client.post(page(run), {"selected": [str(i) for i in range(6)], "mode": "add"})
