@@ -28,7 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scorers.contract import EXAMPLE_SCORER, scorer_input  # noqa: E402
+from scorers.contract import EXAMPLE_SCORER, sample_input, scorer_input  # noqa: E402
 from scorers.sandbox import run_scorer, run_scorer_in_process  # noqa: E402
 
 NODE_RUNNER = """
@@ -77,6 +77,7 @@ def transcript_record(steps: int = 50) -> dict[str, Any]:
         transcript={"prompt": "What's the weather in these 50 places?", "steps": step_list, "finalText": final},
         tool_calls=calls,
         all_tool_calls=calls,
+        run=sample_input()["run"],
     )
 
 

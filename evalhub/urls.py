@@ -17,6 +17,7 @@ urlpatterns = [
     path("scenarios/", scenarios.scenario_list, name="scenario_list"),
     path("scenarios/new/", scenarios.scenario_create, name="scenario_create"),
     path("scenarios/run/", scenarios.scenarios_run_bulk, name="scenarios_run_bulk"),
+    path("scenarios/expectations/check/", scenarios.scenario_expectations_check, name="scenario_expectations_check"),
     path("scenarios/<int:scenario_id>/", scenarios.scenario_detail, name="scenario_detail"),
     path("scenarios/<int:scenario_id>/edit/", scenarios.scenario_edit, name="scenario_edit"),
     path("scenarios/<int:scenario_id>/duplicate/", scenarios.scenario_duplicate, name="scenario_duplicate"),

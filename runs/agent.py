@@ -7,7 +7,7 @@ can sit beside it with the same inputs: an open MCP connection, a provider clien
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -15,6 +15,7 @@ import anyio
 from evalhub.mcp_client.connection import Connection
 from evalhub.model_client.client import ProviderClient
 from evalhub.model_client.results import ToolCall
+from runs.budgets import Budgets
 from runs.models import Run
 from runs.record_limits import MODEL_MESSAGE_BYTES, TOOL_CONTENT_TO_MODEL_BYTES, cap_text
 from runs.recorder import Recorder
@@ -28,6 +29,8 @@ class AgentTask:
     system_prompt: str
     max_turns: int
     max_tool_calls: int
+    max_tokens: int | None = None  # per model call
+    budgets: Budgets = field(default_factory=Budgets)
 
 
 def openai_tool(tool: dict[str, Any]) -> dict[str, Any]:
@@ -53,8 +56,10 @@ async def run_agent(
     for _turn in range(task.max_turns):
         if await recorder.cancel_requested():
             return Run.StopReason.CANCELLED
+        if (reached := task.budgets.reached(recorder.run)) is not None:
+            return reached
         result = await anyio.to_thread.run_sync(
-            lambda: client.chat(messages=messages, model=task.model, tools=offered or None),
+            lambda: client.chat(messages=messages, model=task.model, tools=offered or None, max_tokens=task.max_tokens),
             abandon_on_cancel=True,
         )
         await recorder.model_answered(result)

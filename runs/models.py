@@ -42,6 +42,8 @@ class Run(models.Model):
         MAX_TURNS = "max_turns", "Max turns reached"
         MAX_TOOL_CALLS = "max_tool_calls", "Max tool calls reached"
         TIME_LIMIT = "time_limit", "Time limit reached"
+        TOKEN_BUDGET = "token_budget", "Token budget reached"
+        COST_BUDGET = "cost_budget", "Cost budget reached"
         ERROR = "error", "Error"
         CANCELLED = "cancelled", "Cancelled"
 
@@ -144,7 +146,7 @@ class ScoreResult(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="score_results")
     scorer = models.ForeignKey("scorers.Scorer", null=True, blank=True, on_delete=models.SET_NULL)
     scorer_name = models.CharField(max_length=200)
-    scorer_kind = models.CharField(max_length=20)  # "default", "code" or "judge"
+    scorer_kind = models.CharField(max_length=20)  # "default", "code", "judge" or "expectations"
     scorer_version = models.PositiveIntegerField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
     passed = models.BooleanField(null=True, blank=True)
@@ -159,6 +161,8 @@ class ScoreResult(models.Model):
     input_tokens = models.PositiveIntegerField(default=0)
     output_tokens = models.PositiveIntegerField(default=0)
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    # What a structured scorer found beyond its score: the Expectations checklist (ExpectationsResult.to_dict()).
+    details = models.JSONField(null=True, blank=True)
     is_current = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -21,6 +21,7 @@ from evalhub.model_client.errors import ProviderError
 from evalhub.vault import SecretUnavailable
 from runs import heartbeat
 from runs.agent import AgentTask, run_agent
+from runs.budgets import Budgets
 from runs.models import Run
 from runs.recorder import Recorder
 from runs.scoring import score_run
@@ -83,6 +84,8 @@ async def _connect_and_act(run: Run, recorder: Recorder) -> str:
         system_prompt=run.settings.get("system_prompt", ""),
         max_turns=run.settings["max_turns"],
         max_tool_calls=run.settings["max_tool_calls"],
+        max_tokens=run.settings.get("max_tokens"),
+        budgets=Budgets.from_settings(run.settings),
     )
     step = "connect"
     try:

@@ -1,18 +1,22 @@
-"""The score step of a run: its scenario's scorers, or the default scorer when it has none.
+"""The score step of a run: its scenario's expectations and scorers, or the default scorer when it has neither.
 
-A run's score is the mean of its scorers' scores; an errored scorer counts as 0 and a skipped judge (no judge
-model) is left out. It passes at the scenario's threshold.
+The scenario's expectations, when it has any, are one scorer result ("Expectations": the weighted fraction passed,
+0 when a required one failed), with their checklist kept in the result's `details`. A run's score is the mean of
+its results' scores; an errored scorer counts as 0 and a skipped judge (no judge model) is left out. It passes at
+the scenario's threshold.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 
 from runs.models import Run, ScoreResult
-from scorers.contract import scorer_input
+from scorers.contract import run_facts, scorer_input
+from scorers.expectations import InvalidExpectations, evaluate_expectations
 from scorers.models import Scorer
 from scorers.services import Evaluation, scorer_evaluate
 
@@ -39,7 +43,7 @@ def default_verdict(*, expected_tools: list[str], called: list[str]) -> Verdict:
 
 
 def run_record(run: Run) -> dict[str, Any]:
-    """What every scorer receives for this run: {input, expected, output} in the reference's shapes."""
+    """What every scorer receives for this run: {input, expected, output} in the reference's shapes, and `run`."""
     return scorer_input(
         prompt=run.settings.get("prompt", ""),
         expected=run.settings.get("expected"),
@@ -47,6 +51,15 @@ def run_record(run: Run) -> dict[str, Any]:
         transcript=run.transcript,
         tool_calls=run.tool_calls,
         all_tool_calls=run.all_tool_calls,
+        run=run_facts(
+            model=run.model,
+            stop_reason=run.stop_reason,
+            duration_ms=run.duration_ms,
+            turns=len(run.model_calls),
+            input_tokens=run.input_tokens,
+            output_tokens=run.output_tokens,
+            cost_usd=run.cost_usd,
+        ),
     )
 
 
@@ -71,6 +84,27 @@ def _result(run: Run, scorer: Scorer, evaluation: Evaluation) -> ScoreResult:
     )
 
 
+EXPECTATIONS = "Expectations"
+
+
+def _expectations_result(run: Run, record: dict[str, Any]) -> ScoreResult:
+    """The scenario's expectations checked against the run, as one result whose `details` is the checklist."""
+    started = time.perf_counter()
+    result = ScoreResult(run=run, scorer_name=EXPECTATIONS, scorer_kind="expectations")
+    try:
+        checked = evaluate_expectations(run.scenario.expectations, record)
+    except InvalidExpectations as exc:
+        # Saved lists are validated, so this means the engine's rules changed since: say what to fix, count 0.
+        result.score, result.passed, result.outcome = 0.0, False, "errored"
+        result.reason = "The scenario's expectations are invalid, so they count as 0: fix them on its form."
+        result.error = "\n".join(exc.errors)
+    else:
+        result.score, result.passed = checked.score, checked.score >= run.threshold
+        result.reason, result.details = checked.reason, checked.to_dict()
+    result.duration_ms = round((time.perf_counter() - started) * 1000)
+    return result
+
+
 def _default_result(run: Run) -> ScoreResult:
     verdict = default_verdict(expected_tools=run.settings.get("expected_tools") or [], called=run.tool_names)
     return ScoreResult(
@@ -90,9 +124,12 @@ def score_run(run: Run, *, also_save: tuple[str, ...] = ()) -> None:
     the worker marks a run done only together with its score, so nobody ever reads a done run without one.
     """
     scorers = list(run.scenario.scorers.select_related("judge_provider"))
-    if scorers:
+    results: list[ScoreResult] = []
+    if scorers or run.scenario.expectations:
         record = run_record(run)
-        results = [_result(run, scorer, scorer_evaluate(content=scorer, record=record)) for scorer in scorers]
+        if run.scenario.expectations:
+            results.append(_expectations_result(run, record))
+        results += [_result(run, scorer, scorer_evaluate(content=scorer, record=record)) for scorer in scorers]
     else:
         results = [_default_result(run)]
     counted = [result for result in results if result.score is not None]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from runs import report_views, views
+from runs import expectations_views, report_views, views
 
 app_name = "runs"
 urlpatterns = [
@@ -10,5 +10,6 @@ urlpatterns = [
     path("<int:run_id>/report.<str:fmt>", report_views.run_report, name="report"),
     path("export.<str:fmt>", report_views.runs_export, name="export"),
     path("<int:run_id>/rescore/", views.run_rescore, name="rescore"),
+    path("<int:run_id>/save-expectations/", expectations_views.run_save_expectations, name="save_expectations"),
     path("scenario/<int:scenario_id>/rescore/", views.scenario_rescore, name="rescore_scenario"),
 ]

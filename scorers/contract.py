@@ -2,12 +2,14 @@
 
 A scorer gets `{input, expected, output}`: the scenario's prompt, its expected JSON (or null) and the run's
 ScorerOutput. The TypeScript below is the product's own definition, reproduced field for field; the code
-generator sends it to the model, and the sandbox passes records of exactly this shape.
+generator sends it to the model, and the sandbox passes records of exactly this shape. EvalHub adds a fourth key,
+`run` (RunFacts, in RECORD_NOTES): how the run ended and what it spent, which the reference's three keys lack.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 SCORER_SIGNATURE = "async ({ input, expected, output }) => number"
@@ -55,7 +57,17 @@ RECORD_NOTES = """\
 In EvalHub every EvalToolCall also has durationMs (number), isError (boolean) and, for tools with an output
 schema, schemaValidation: {valid: boolean, message: string}. A tool `result` is the MCP CallToolResult:
 {content: [{type: "text", text: string}, ...], structuredContent?: object, isError: boolean}.
-`toolCalls` are the calls the agent made; `allToolCalls` also includes nested calls."""
+`toolCalls` are the calls the agent made; `allToolCalls` also includes nested calls.
+EvalHub also passes a fourth key, `run`, beside input, expected and output:
+type RunFacts = {
+  model: string;
+  stopReason: string | null; // completed, max_turns, max_tool_calls, time_limit, token_budget, cost_budget, ...
+  durationMs: number | null;
+  turns: number; // model calls made
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  costUsd: number | null; // null when a model's price is unknown
+}
+so a scorer may be async ({ input, expected, output, run }) => number."""
 
 # The product's example: its description for the AI generator, and the scorer it documents.
 EXAMPLE_DESCRIPTION = (
@@ -100,6 +112,31 @@ async ({
 """
 
 
+def run_facts(
+    *,
+    model: str,
+    stop_reason: str,
+    duration_ms: int | None,
+    turns: int,
+    input_tokens: int,
+    output_tokens: int,
+    cost_usd: Decimal | None,
+) -> dict[str, Any]:
+    """The record's `run` (RunFacts in RECORD_NOTES): JSON-ready, so a cost is a number, never a Decimal."""
+    return {
+        "model": model,
+        "stopReason": stop_reason or None,
+        "durationMs": duration_ms,
+        "turns": turns,
+        "usage": {
+            "inputTokens": input_tokens,
+            "outputTokens": output_tokens,
+            "totalTokens": input_tokens + output_tokens,
+        },
+        "costUsd": float(cost_usd) if cost_usd is not None else None,
+    }
+
+
 def scorer_input(
     *,
     prompt: str,
@@ -108,8 +145,9 @@ def scorer_input(
     transcript: Mapping[str, Any],
     tool_calls: Sequence[Mapping[str, Any]],
     all_tool_calls: Sequence[Mapping[str, Any]],
+    run: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """`{input, expected, output}` for one run, from what the run worker stored."""
+    """`{input, expected, output, run}` for one run, from what the run worker stored; `run` from `run_facts`."""
     return {
         "input": prompt,
         "expected": expected,
@@ -119,6 +157,7 @@ def scorer_input(
             "toolCalls": list(tool_calls),
             "allToolCalls": list(all_tool_calls),
         },
+        "run": dict(run),
     }
 
 
@@ -131,4 +170,13 @@ def sample_input() -> dict[str, Any]:
         transcript={"prompt": "", "steps": [], "finalText": ""},
         tool_calls=[],
         all_tool_calls=[],
+        run=run_facts(
+            model="evalhub-offline",
+            stop_reason="completed",
+            duration_ms=0,
+            turns=1,
+            input_tokens=0,
+            output_tokens=0,
+            cost_usd=Decimal(0),
+        ),
     )

@@ -1,10 +1,10 @@
 """What a label judge is sent: its system prompt, the labels, and the run as untrusted data.
 
 The run — prompt, every step's text, tool calls with their arguments and results (MCP CallToolResult text
-and structured content, errors marked), nested calls, the final answer and the scenario's expectation — is
-rendered as text inside `<untrusted_transcript>` … `</untrusted_transcript>`. Every piece of data is capped
-and any opening or closing tag of that block inside it is neutralised (`<` → `&lt;`), so data cannot end the
-block and speak as the grader.
+and structured content, errors marked), nested calls, the final answer, the scenario's expectation and the
+run's facts (model, stop reason, duration, turns, tokens, cost: the record's `run`) — is rendered as text inside
+`<untrusted_transcript>` … `</untrusted_transcript>`. Every piece of data is capped and any opening or closing tag
+of that block inside it is neutralised (`<` → `&lt;`), so data cannot end the block and speak as the grader.
 """
 
 from __future__ import annotations
@@ -76,10 +76,30 @@ def render_transcript(record: Mapping[str, Any]) -> str:
     if record.get("expected") is not None:
         parts.append("\n[expected outcome, from the scenario]")
         parts.append(_data(record["expected"]))
+    if isinstance(record.get("run"), Mapping):
+        parts.append("\n[run facts]")
+        parts.append(_run_facts(record["run"]))
     text = "\n".join(parts)
     if len(text) > MAX_TRANSCRIPT_CHARS:
         text = text[:MAX_TRANSCRIPT_CHARS] + f"\n[… {len(text) - MAX_TRANSCRIPT_CHARS:,} more characters not shown]"
     return text
+
+
+def _run_facts(run: Mapping[str, Any]) -> str:
+    """How the run ended and what it spent, one fact per line; unknown values say so rather than vanish."""
+    usage: Mapping[str, Any] = run["usage"] if isinstance(run.get("usage"), Mapping) else {}
+    cost = run.get("costUsd")
+    duration = run.get("durationMs")
+    facts = [
+        f"model: {_data(run.get('model') or 'unknown')}",
+        f"stop reason: {_data(run.get('stopReason') or 'unknown')}",
+        f"duration: {duration} ms" if duration is not None else "duration: unknown",
+        f"turns (model calls): {_data(run.get('turns'))}",
+        f"tokens: {_data(usage.get('inputTokens'))} input + {_data(usage.get('outputTokens'))} output = "
+        f"{_data(usage.get('totalTokens'))} total",
+        f"cost: ${cost:.6f}" if isinstance(cost, int | float) else "cost: unknown (the model's price is not known)",
+    ]
+    return "\n".join(facts)
 
 
 def _render_result(result: Any) -> str:

@@ -27,10 +27,11 @@ from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.errors import ValidationError as NinjaValidationError
+from ninja.openapi.schema import OpenAPISchema
 from ninja.operation import Operation
 from ninja.parser import Parser
 
-from evalhub.api.common import READ, ApiError, ErrorCode
+from evalhub.api.common import COMPONENT_MARKER, READ, ApiError, ErrorCode
 from evalhub.api_keys.auth import auth_for
 from evalhub.mcp_client.errors import McpConnectionError
 from evalhub.ratelimit import WINDOW_SECONDS, CallerRateThrottle, with_rate_limit_headers
@@ -186,6 +187,19 @@ class EvalHubAPI(NinjaAPI):
         func = operation.view_func
         module = PUBLISHED_ROUTE_MODULES.get(func.__module__, func.__module__)
         return f"{module}_{func.__name__}".replace(".", "_")
+
+    def get_openapi_schema(self, **kwargs: Any) -> OpenAPISchema:
+        from evalhub.scenarios.api import OPENAPI_COMPONENTS  # the routers import this module
+
+        schema = super().get_openapi_schema(**kwargs)
+        # Schemas pydantic does not generate: the expectations list, whose JSON Schema the engine exports.
+        components = schema["components"]["schemas"]
+        for component in components.values():
+            for field in component.get("properties", {}).values():
+                if name := field.pop(COMPONENT_MARKER, None):
+                    field["allOf"] = [{"$ref": f"#/components/schemas/{name}"}]
+        components.update(OPENAPI_COMPONENTS)
+        return schema
 
     def on_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse:  # type: ignore[override]
         response = error_response(request, exc)

@@ -86,7 +86,10 @@ def form_errors(form: BaseForm, api_names: dict[str, str]) -> ApiError:
     """A UI form's errors as a 400 whose fields are the API's names (`api_names` maps form field → API field)."""
     errors = {api_names.get(name, name): [str(m) for m in messages] for name, messages in form.errors.items()}
     first_field, first_messages = next(iter(errors.items()))
-    return invalid(f"{first_field}: {first_messages[0]}", fields=errors)
+    first = first_messages[0]
+    # Messages that already point inside the field (`expectations[2].args.latitude: …`) keep their own pointer.
+    pointed = first.startswith((f"{first_field}[", f"{first_field}:"))
+    return invalid(first if pointed else f"{first_field}: {first}", fields=errors)
 
 
 def patched(current: dict[str, Any], changes: dict[str, Any], *, nullable: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -112,6 +115,10 @@ COMMON_ERRORS = (400, 401, 403, 429)
 def responses(ok: dict[int, Any], *errors: int) -> dict[int, Any]:
     """An operation's documented responses: its success schema plus the error envelope for each error status."""
     return {**ok, **dict.fromkeys(sorted({*COMMON_ERRORS, *errors}), ErrorOut)}
+
+
+# A schema property holding this key refers to the OpenAPI component it names (see EvalHubAPI.get_openapi_schema).
+COMPONENT_MARKER = "x-evalhub-component"
 
 
 # Scopes ------------------------------------------------------------------------------------------------------

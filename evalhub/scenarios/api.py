@@ -13,6 +13,7 @@ from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
 from evalhub.api.common import (
+    COMPONENT_MARKER,
     WRITE,
     ApiError,
     ErrorCode,
@@ -30,13 +31,33 @@ from evalhub.api.common import (
 from evalhub.api_keys.auth import auth_for
 from evalhub.providers.models import Provider, ensure_builtin_providers
 from evalhub.scenarios.forms import ScenarioForm
-from evalhub.scenarios.models import Scenario
+from evalhub.scenarios.models import DEFAULT_MAX_TOKENS, Scenario
 from evalhub.scenarios.services import scenario_duplicate
 from runs.api import RunSummaryOut
 from runs.reports import run_summary
 from runs.services import run_start
+from scorers.expectations import EXPECTATIONS_JSON_SCHEMA
 
 router = Router()
+
+
+def _expectations_components() -> dict[str, Any]:
+    """EXPECTATIONS_JSON_SCHEMA as OpenAPI components: its `$defs` become components of their own, since a
+    `#/$defs/…` reference inside the OpenAPI document would point at the document's root."""
+    defs = EXPECTATIONS_JSON_SCHEMA["$defs"]
+    names = {name: "Expectations" + name[0].upper() + name[1:] for name in defs}
+    text = json.dumps({key: value for key, value in EXPECTATIONS_JSON_SCHEMA.items() if key != "$schema"})
+    for name, component in names.items():
+        text = text.replace(f'"#/$defs/{name}"', f'"#/components/schemas/{component}"')
+    schema = json.loads(text)
+    return {"Expectations": schema, **{names[name]: definition for name, definition in schema.pop("$defs").items()}}
+
+
+# Merged into the OpenAPI document's components by evalhub.api.
+OPENAPI_COMPONENTS = _expectations_components()
+# A marker evalhub.api replaces by a reference to the component: pydantic refuses $refs to schemas it did not make.
+EXPECTATIONS_FIELD_SCHEMA: dict[str, Any] = {COMPONENT_MARKER: "Expectations"}
+EXPECTATIONS_HELP = "Declarative checks of a run (kinds and matchers in the Expectations schema), scored as one."
 
 # API field → ScenarioForm field, to put the form's errors where the client's fields are.
 FORM_FIELDS = {
@@ -61,12 +82,18 @@ class ScenarioOut(Schema):
     model: str
     expected_tools: list[str]
     expected: Any = Field(None, description="Free JSON handed to scorers as `expected`.")
+    expectations: list[dict[str, Any]] = Field(
+        description=EXPECTATIONS_HELP, json_schema_extra=EXPECTATIONS_FIELD_SCHEMA
+    )
     tags: list[str]
     scorer_ids: list[int]
     pass_threshold: float
     max_turns: int
     max_tool_calls: int
     time_limit_seconds: int
+    max_tokens: int = Field(description="The most output tokens one model call may produce.")
+    token_budget: int | None = Field(description="Stop once the run's tokens reach this; null: no budget.")
+    cost_budget_usd: float | None = Field(description="Stop once the run's cost reaches this (known prices only).")
     warnings: list[str] = Field(description="e.g. expected tools the server does not offer.")
     created_at: datetime
     updated_at: datetime
@@ -82,12 +109,16 @@ class ScenarioIn(Schema):
     model: str = Field(min_length=1, max_length=200)
     expected_tools: list[str] = []
     expected: Any = None
+    expectations: Any = Field([], description=EXPECTATIONS_HELP, json_schema_extra=EXPECTATIONS_FIELD_SCHEMA)
     tags: list[str] = []
     scorer_ids: list[Id] = Field([], description="None: the default scorer (were the expected tools called?).")
     pass_threshold: float = 0.7
     max_turns: int = 10
     max_tool_calls: int = 25
     time_limit_seconds: int = 300
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    token_budget: int | None = None
+    cost_budget_usd: float | None = None
 
 
 class ScenarioPatch(Schema):
@@ -102,12 +133,16 @@ class ScenarioPatch(Schema):
     model: str | None = Field(None, min_length=1, max_length=200)
     expected_tools: list[str] | None = None
     expected: Any = None
+    expectations: Any = Field(None, description=EXPECTATIONS_HELP, json_schema_extra=EXPECTATIONS_FIELD_SCHEMA)
     tags: list[str] | None = None
     scorer_ids: list[Id] | None = None
     pass_threshold: float | None = None
     max_turns: int | None = None
     max_tool_calls: int | None = None
     time_limit_seconds: int | None = None
+    max_tokens: int | None = None
+    token_budget: int | None = None
+    cost_budget_usd: float | None = None
 
 
 class ScenarioFilters(Schema):
@@ -135,12 +170,16 @@ def scenario_out(scenario: Scenario) -> dict[str, Any]:
         "model": scenario.model,
         "expected_tools": list(scenario.expected_tools),
         "expected": scenario.expected,
+        "expectations": list(scenario.expectations),
         "tags": [tag.name for tag in scenario.tags.all()],
         "scorer_ids": [scorer.pk for scorer in scenario.scorers.all()],
         "pass_threshold": scenario.pass_threshold,
         "max_turns": scenario.max_turns,
         "max_tool_calls": scenario.max_tool_calls,
         "time_limit_seconds": scenario.time_limit_seconds,
+        "max_tokens": scenario.max_tokens,
+        "token_budget": scenario.token_budget,
+        "cost_budget_usd": float(scenario.cost_budget_usd) if scenario.cost_budget_usd is not None else None,
         "warnings": [f"{scenario.server.name} does not offer {name}." for name in scenario.unknown_expected_tools()],
         "created_at": scenario.created_at,
         "updated_at": scenario.updated_at,
@@ -175,12 +214,16 @@ def _form_data(values: dict[str, Any]) -> dict[str, Any]:
         "system_prompt": values["system_prompt"],
         "expected_tools_text": "\n".join(values["expected_tools"]),
         "expected": "" if values["expected"] is None else json.dumps(values["expected"]),
+        "expectations": json.dumps(values["expectations"]),
         "tags_text": ", ".join(values["tags"]),
         "scorers": values["scorer_ids"],
         "pass_threshold": values["pass_threshold"],
         "max_turns": values["max_turns"],
         "max_tool_calls": values["max_tool_calls"],
         "time_limit_seconds": values["time_limit_seconds"],
+        "max_tokens": values["max_tokens"],
+        "token_budget": "" if values["token_budget"] is None else values["token_budget"],
+        "cost_budget_usd": "" if values["cost_budget_usd"] is None else values["cost_budget_usd"],
     }
 
 
@@ -229,7 +272,9 @@ def get_scenario(request: HttpRequest, scenario_id: int) -> dict[str, Any]:
 def update_scenario(request: HttpRequest, scenario_id: int, payload: ScenarioPatch) -> dict[str, Any]:
     scenario = _get(scenario_id)
     changes = payload.dict(exclude_unset=True)
-    values = patched(scenario_out(scenario), changes, nullable=("expected",))
+    values = patched(
+        scenario_out(scenario), changes, nullable=("expected", "expectations", "token_budget", "cost_budget_usd")
+    )
     if "model" in changes and "provider_id" not in changes:
         values["provider_id"] = None  # A new model may live at another provider: find it again.
     return scenario_out(_save(values, scenario, request))

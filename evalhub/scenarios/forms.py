@@ -9,8 +9,9 @@ from typing import Any
 from django import forms
 
 from evalhub.providers.model_choices import model_choices, model_value, parse_model_value
-from evalhub.scenarios.models import Scenario, Tag
+from evalhub.scenarios.models import DEFAULT_MAX_TOKENS, Scenario, Tag
 from evalhub.storable import refusal, storable
+from scorers.expectations import validate_expectations
 from scorers.models import Scorer
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-/]{1,128}$")
@@ -38,13 +39,32 @@ class JSONTextField(forms.CharField):
         return json.dumps(value, indent=2)
 
 
+class ExpectationsField(JSONTextField):
+    """The expectations list as JSON (what the editor on the form writes); every error names its index and field."""
+
+    def to_python(self, value: Any) -> Any:
+        # Empty means none; a typed `null` stays None, so validation says a list was expected.
+        return super().to_python(value) if (value or "").strip() else []
+
+    def validate(self, value: Any) -> None:
+        errors = validate_expectations(value)
+        if errors:
+            raise forms.ValidationError([forms.ValidationError(error, code="invalid_expectation") for error in errors])
+
+
 class ScenarioForm(forms.ModelForm):
     model_choice = forms.ChoiceField(label="Model")
     expected_tools_text = forms.CharField(
         label="Expected tools",
         required=False,
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": "get_weather\nsearch_flights"}),
-        help_text="One tool name per line, in the order you expect them. Used by the default scorer.",
+        help_text="One tool name per line. The default scorer checks that each was called, in any order "
+        "(a tool_sequence expectation checks the order).",
+    )
+    expectations = ExpectationsField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6, "class": "mono", "spellcheck": "false"}),
+        help_text="Checks of the run (see the editor below); scored together as one result, “Expectations”.",
     )
     expected = JSONTextField(
         required=False,
@@ -72,6 +92,9 @@ class ScenarioForm(forms.ModelForm):
             "max_turns",
             "max_tool_calls",
             "time_limit_seconds",
+            "max_tokens",
+            "token_budget",
+            "cost_budget_usd",
             "pass_threshold",
         ]
         widgets = {
@@ -89,11 +112,15 @@ class ScenarioForm(forms.ModelForm):
         "system_prompt",
         "expected_tools_text",
         "expected",
+        "expectations",
         "scorers",
         "pass_threshold",
         "max_turns",
         "max_tool_calls",
         "time_limit_seconds",
+        "max_tokens",
+        "token_budget",
+        "cost_budget_usd",
         "tags_text",
     ]
 
@@ -103,11 +130,15 @@ class ScenarioForm(forms.ModelForm):
         assert isinstance(model_field, forms.ChoiceField)
         model_field.choices = model_choices()
         self.fields["pass_threshold"].help_text = "A run passes when its score is at least this (0 to 1)."
+        # Empty means the default, so forms and API clients from before this setting keep working.
+        self.fields["max_tokens"].required = False
+        self.fields["max_tokens"].help_text += f" Empty: {DEFAULT_MAX_TOKENS}."
         scenario: Scenario = self.instance
         if scenario.pk:
             self.initial["model_choice"] = model_value(scenario.provider, scenario.model)
             self.initial["expected_tools_text"] = "\n".join(scenario.expected_tools)
             self.initial["expected"] = scenario.expected
+            self.initial["expectations"] = scenario.expectations
             self.initial["tags_text"] = ", ".join(tag.name for tag in scenario.tags.all())
             self.initial["scorers"] = list(scenario.scorers.all())
 
@@ -134,6 +165,10 @@ class ScenarioForm(forms.ModelForm):
             raise forms.ValidationError(f"Not a tool name: {', '.join(bad)}. Use one name per line.")
         return names
 
+    def clean_max_tokens(self) -> int:
+        value: int | None = self.cleaned_data["max_tokens"]
+        return DEFAULT_MAX_TOKENS if value is None else value
+
     def clean_tags_text(self) -> list[str]:
         tags = [tag.strip().lower() for tag in self.cleaned_data["tags_text"].split(",") if tag.strip()]
         bad = [tag for tag in tags if not re.match(r"^[a-z0-9_-]{1,50}$", tag)]
@@ -146,6 +181,7 @@ class ScenarioForm(forms.ModelForm):
         scenario.provider, scenario.model = parse_model_value(self.cleaned_data["model_choice"])
         scenario.expected_tools = self.cleaned_data["expected_tools_text"]
         scenario.expected = self.cleaned_data["expected"]
+        scenario.expectations = self.cleaned_data["expectations"]
         if commit:
             scenario.save()
             scenario.tags.set([Tag.objects.get_or_create(name=name)[0] for name in self.cleaned_data["tags_text"]])

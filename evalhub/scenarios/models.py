@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -10,6 +12,8 @@ from evalhub.providers.models import Provider
 from evalhub.servers.models import McpServer
 
 DEFAULT_PASS_THRESHOLD = 0.7
+# Enough for a long answer or a big tool call, small enough that a model stuck repeating itself stops early.
+DEFAULT_MAX_TOKENS = 4096
 
 
 class Tag(models.Model):
@@ -37,7 +41,33 @@ class Scenario(models.Model):
     time_limit_seconds = models.PositiveIntegerField(
         "time limit (seconds)", default=300, validators=[MinValueValidator(5), MaxValueValidator(1200)]
     )
-    expected_tools = models.JSONField(default=list, blank=True, help_text="Tool names, in the order expected.")
+    max_tokens = models.PositiveIntegerField(
+        "max tokens per model call",
+        default=DEFAULT_MAX_TOKENS,
+        validators=[MinValueValidator(16), MaxValueValidator(200_000)],
+        help_text="The most output tokens one model call may produce (sent to the model as max_tokens).",
+    )
+    token_budget = models.PositiveIntegerField(
+        "token budget",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Stop the run once its tokens (input + output, all model calls) reach this. Empty: no budget.",
+    )
+    cost_budget_usd = models.DecimalField(
+        "cost budget (USD)",
+        max_digits=10,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0.0001"))],
+        help_text="Stop the run once its cost reaches this, when the model's price is known. Empty: no budget.",
+    )
+    # Order is not checked here; a `tool_sequence` expectation checks it.
+    expected_tools = models.JSONField(default=list, blank=True, help_text="Tool names the run should call.")
+    expectations = models.JSONField(
+        default=list, blank=True, help_text="Declarative checks of the run (scorers/expectations), scored as one."
+    )
     expected = models.JSONField(null=True, blank=True, help_text="Free JSON handed to scorers as `expected`.")
     tags = models.ManyToManyField(Tag, blank=True, related_name="scenarios")
     pass_threshold = models.FloatField(

@@ -1,12 +1,16 @@
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from django.contrib import messages
 from django.db.models import OuterRef, Subquery
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evalhub.scenarios import services
+from evalhub.scenarios.expectations_editor import editor_spec, expectations_check
 from evalhub.scenarios.forms import ScenarioForm
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.servers.models import McpServer
@@ -51,7 +55,7 @@ def scenario_create(request: HttpRequest) -> HttpResponse:
         _warn_unknown_tools(request, scenario)
         messages.success(request, f"Created scenario “{scenario.name}”.")
         return redirect("scenario_detail", scenario_id=scenario.pk)
-    return render(request, "evalhub/scenario_form.html", {"section": "scenarios", "form": form})
+    return render(request, "evalhub/scenario_form.html", _form_context(form))
 
 
 @require_http_methods(["GET", "POST"])
@@ -63,7 +67,22 @@ def scenario_edit(request: HttpRequest, scenario_id: int) -> HttpResponse:
         _warn_unknown_tools(request, scenario)
         messages.success(request, f"Saved scenario “{scenario.name}”.")
         return redirect("scenario_detail", scenario_id=scenario.pk)
-    return render(request, "evalhub/scenario_form.html", {"section": "scenarios", "form": form, "scenario": scenario})
+    return render(request, "evalhub/scenario_form.html", _form_context(form, scenario=scenario))
+
+
+def _form_context(form: ScenarioForm, *, scenario: Scenario | None = None) -> dict[str, Any]:
+    return {"section": "scenarios", "form": form, "scenario": scenario, "expectations_spec": editor_spec()}
+
+
+@require_POST
+def scenario_expectations_check(request: HttpRequest) -> JsonResponse:
+    """The editor's live check of an unsaved list: `{"expectations": [...]}` → each row's sentence and errors."""
+    try:
+        body = json.loads(request.body)
+    except ValueError:
+        return JsonResponse({"rows": [], "errors": ["The request body is not JSON."]}, status=400)
+    data = body.get("expectations") if isinstance(body, dict) else None
+    return JsonResponse(expectations_check(data))
 
 
 def _warn_unknown_tools(request: HttpRequest, scenario: Scenario) -> None:

@@ -65,3 +65,9 @@ def ago(value: datetime | None) -> str:
     if (timezone.now() - value).total_seconds() < 60:
         return "just now"
     return f"{timesince(value)} ago"
+
+
+@register.filter
+def words(value: str) -> str:
+    """An identifier as words: `missing_call` → `missing call`."""
+    return str(value).replace("_", " ")

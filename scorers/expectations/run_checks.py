@@ -18,9 +18,18 @@ from scorers.expectations.spec import Expectation, Kind, Param, max_param
 from scorers.expectations.values import is_number, render
 
 # The values of runs.models.Run.StopReason, repeated here because this package stays Django-free.
-STOP_REASONS = ("completed", "max_turns", "max_tool_calls", "time_limit", "error", "cancelled")
+STOP_REASONS = (
+    "completed",
+    "max_turns",
+    "max_tool_calls",
+    "time_limit",
+    "token_budget",
+    "cost_budget",
+    "error",
+    "cancelled",
+)
 # Stop reasons that mean a limit of the run was reached: a budget matter rather than a wrong ending.
-_LIMIT_REASONS = ("max_turns", "max_tool_calls", "time_limit")
+_LIMIT_REASONS = ("max_turns", "max_tool_calls", "time_limit", "token_budget", "cost_budget")
 
 
 def _check_stop_reason(reason: Any, where: str) -> list[str]:

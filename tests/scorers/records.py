@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scorers.contract import scorer_input
+from scorers.contract import sample_input, scorer_input
 
 
 def mcp_result(text: str, *, is_error: bool = False, structured: Any = None) -> dict[str, Any]:
@@ -48,6 +48,7 @@ def record(
         transcript={"prompt": prompt, "steps": steps, "finalText": final_text},
         tool_calls=calls,
         all_tool_calls=calls,
+        run=sample_input()["run"],
     )
 
 

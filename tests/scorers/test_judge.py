@@ -314,9 +314,11 @@ class TranscriptTests:
         assert (
             '[nested tool call inside run_code] get_time with arguments {"tz": "Europe/Paris"}; result: 14:05' in text
         )
-        assert text.endswith(
-            '[final answer]\nSorry.\n\n[expected outcome, from the scenario]\n{"tools": ["get_weather"]}'
-        )
+        assert (
+            '[final answer]\nSorry.\n\n[expected outcome, from the scenario]\n{"tools": ["get_weather"]}\n\n'
+            "[run facts]\nmodel: evalhub-offline\nstop reason: completed\nduration: 0 ms\nturns (model calls): 1\n"
+            "tokens: 0 input + 0 output = 0 total\ncost: $0.000000"
+        ) in text
 
     def test_a_huge_tool_result_is_cut(self) -> None:
         scored = record("Read", [tool_call("read_file", {}, mcp_result("x" * 100_000))], "Done.")

@@ -182,6 +182,8 @@ class ScenarioScorerAttachTests:
             max_tool_calls=25,
             time_limit_seconds=300,
             pass_threshold=0.7,
+            token_budget="",
+            cost_budget_usd="",
         )
 
         alice_client.post(f"/scenarios/{scenario.pk}/edit/", data)

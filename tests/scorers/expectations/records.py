@@ -93,8 +93,8 @@ def record(
         transcript={"prompt": prompt, "steps": steps, "finalText": answer},
         tool_calls=calls,
         all_tool_calls=[*calls, *(nested or [])],
+        run=run_info() if run is None else run,
     )
-    scorer_record["run"] = run_info() if run is None else run
     return scorer_record
 
 

@@ -1,0 +1,117 @@
+"""Build three expectations in the scenario form's editor, run the scenario on the demo server with the offline
+model and a real worker, and read the checklist and its diff on the run page."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Locator, Page, expect
+from pytest_django.live_server_helper import LiveServer
+
+from evalhub.scenarios.models import Scenario
+from tests.base import make_demo_server
+from tests.browser.conftest import log_in, screenshot
+
+
+def add_row(page: Page, kind: str) -> Locator:
+    page.get_by_role("button", name="Add expectation").click()
+    row = page.locator(".expectation-row").last
+    row.locator("select").first.select_option(kind)
+    return page.locator(".expectation-row").last  # choosing a kind draws the row again
+
+
+def add_argument(row: Locator, name: str, low: str, high: str) -> None:
+    row.get_by_role("button", name="Add argument").click()
+    line = row.locator(".arg-line").last
+    line.get_by_label("Argument name").fill(name)
+    line.locator("select").select_option("$range")
+    expect(line.locator(".arg-help")).to_have_text("A number in [min, max], both ends included.")
+    line.get_by_label("Minimum").fill(low)
+    line.get_by_label("Maximum").fill(high)
+
+
+@pytest.mark.browser
+@pytest.mark.worker
+class ExpectationsBrowserTests:
+    def test_build_three_expectations_run_them_and_read_the_checklist(
+        self, page: Page, live_server: LiveServer, alice: User, worker: subprocess.Popen[bytes]
+    ) -> None:
+        server = make_demo_server()
+        log_in(page, live_server)
+        page.goto(f"{live_server.url}/scenarios/new/")
+        page.get_by_label("Name").fill("Weather checks")
+        page.get_by_label("Server").select_option(str(server.pk))
+        # Latitude 91 is out of range: the offline agent passes it on, so there is a diff to read.
+        page.get_by_label("Input prompt").fill("What's the weather at latitude 91, longitude 2.35?")
+
+        weather = add_row(page, "tool_called")
+        expect(weather.locator(".row-errors")).to_have_text("tool: required for tool_called")
+        weather.get_by_label("tool of expectation 1").fill("get_weather")
+        add_argument(weather, "latitude", "-90", "90")
+        add_argument(weather, "longitude", "-180", "180")
+        expect(weather.locator("[data-sentence]")).to_have_text(
+            "get_weather called with latitude in [-90, 90], longitude in [-180, 180]"
+        )
+        expect(weather.locator(".row-errors")).to_be_hidden()
+
+        booking = add_row(page, "tool_not_called")
+        expect(booking.locator(".help").first).to_have_text("A tool (or any of several tools) was not called.")
+        booking.get_by_label("tool of expectation 2").fill("book_flight")
+        expect(booking.locator("[data-sentence]")).to_have_text("book_flight not called")
+
+        answer = add_row(page, "final_answer")
+        answer.get_by_label("Check of expectation 3").select_option("icontains")
+        answer = page.locator(".expectation-row").last
+        answer.get_by_label("icontains of expectation 3").fill("Paris")
+        expect(answer.locator("[data-sentence]")).to_have_text('final answer contains "Paris" in any case')
+        screenshot(page, "expectations-editor")
+        page.set_viewport_size({"width": 800, "height": 800})
+        screenshot(page, "expectations-editor-800")
+        page.set_viewport_size({"width": 1280, "height": 800})
+
+        page.get_by_role("button", name="Create scenario").click()
+        expect(page.locator("h1")).to_have_text("Weather checks")
+        assert Scenario.objects.get(name="Weather checks").expectations == [
+            {
+                "kind": "tool_called",
+                "tool": "get_weather",
+                "args": {"latitude": {"$range": [-90, 90]}, "longitude": {"$range": [-180, 180]}},
+            },
+            {"kind": "tool_not_called", "tool": "book_flight"},
+            {"kind": "final_answer", "icontains": "Paris"},
+        ]
+
+        page.get_by_role("button", name="Run", exact=True).click()
+        checklist = page.locator(".checklist")
+        expect(checklist).to_be_visible(timeout=30_000)
+        checks = checklist.locator(".check")
+        expect(checks).to_have_count(3)
+        expect(checks.nth(0)).to_have_class("check check-fail")
+        expect(checks.nth(0).locator(".check-facts")).to_contain_text(
+            "the checked call (call 1) had 1 mismatched argument"
+        )
+        expect(checks.nth(0).locator(".diff-entry")).to_have_text(
+            "argument mismatch latitude: expected number in [-90, 90], got 91 call 1"
+        )
+        expect(checks.nth(1)).to_have_class("check check-pass")
+        expect(checks.nth(2).locator(".diff-entry")).to_have_text(
+            'answer mismatch answer does not contain "Paris" in any case'
+        )
+        expect(page.locator(".scorer").first).to_contain_text("1/3 expectations passed")
+        screenshot(page, "expectations-checklist")
+        page.set_viewport_size({"width": 800, "height": 800})
+        screenshot(page, "expectations-checklist-800")
+
+        # The diff's call link leads to that call in the tool calls table.
+        checks.nth(0).get_by_role("link", name="call 1").click()
+        expect(page).to_have_url(f"{live_server.url}/runs/{Scenario.objects.get().runs.get().pk}/#call-1")
+        expect(page.locator("#call-1")).to_contain_text("latitude must be between -90 and 90 (got 91)")
+
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.get_by_role("link", name="Save as expectations").click()
+        expect(page.locator(".proposal").first).to_contain_text(
+            "get_weather called with latitude = 91, longitude = 2.35"
+        )
+        screenshot(page, "save-as-expectations")
