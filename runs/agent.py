@@ -52,6 +52,7 @@ async def run_agent(
     for _turn in range(task.max_turns):
         if await recorder.cancel_requested():
             return Run.StopReason.CANCELLED
+        await recorder.entering(f"model call {len(recorder.steps) + 1}")
         result = await anyio.to_thread.run_sync(
             lambda: client.chat(messages=messages, model=task.model, tools=offered or None),
             abandon_on_cancel=True,
@@ -65,6 +66,7 @@ async def run_agent(
             if calls_made >= task.max_tool_calls:
                 return Run.StopReason.MAX_TOOL_CALLS
             calls_made += 1
+            await recorder.entering(f"tool call {call.name}")
             record = await _call_tool(call, by_name.get(call.name), conn)
             await recorder.tool_called(record)
             messages.append({"role": "tool", "tool_call_id": call.id, "content": as_model_content(record["result"])})
