@@ -1,7 +1,7 @@
 """A real OpenAI-compatible HTTP endpoint on 127.0.0.1 that answers from a script.
 
 Each request takes the next scripted answer (status, JSON or text body, headers, optional delay) and is
-recorded with its arrival time, so tests can count attempts and measure the waits between them.
+recorded with its arrival time (an answer may also be held until the test releases it), so tests can count attempts and measure the waits between them.
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ class Answer:
     body: Any = None  # a dict or list is sent as JSON, a str as text/html
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    # Parks the request until the test sets it (or the server closes): a call that is "in progress" for as long
+    # as a test needs, with no sleep.
+    hold: threading.Event | None = None
 
 
 @dataclass
@@ -39,6 +42,7 @@ class ScriptedServer:
         self.answers: deque[Answer] = deque()
         self.received: list[Received] = []
         self._lock = threading.Lock()
+        self._holds: list[threading.Event] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -62,8 +66,11 @@ class ScriptedServer:
 
     def script(self, *answers: Answer) -> None:
         self.answers.extend(answers)
+        self._holds.extend(answer.hold for answer in answers if answer.hold is not None)
 
     def close(self) -> None:
+        for hold in self._holds:
+            hold.set()
         self._http.shutdown()
         self._http.server_close()
 
@@ -82,6 +89,8 @@ class ScriptedServer:
                 )
             )
             answer = self.answers.popleft() if self.answers else Answer(500, {"error": {"message": "unscripted"}})
+        if answer.hold is not None:
+            answer.hold.wait()
         if answer.delay:
             time.sleep(answer.delay)
         if isinstance(answer.body, dict | list):
