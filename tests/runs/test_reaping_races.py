@@ -26,7 +26,7 @@ from tests.base import make_demo_server, make_scenario, make_scripted_provider, 
 from tests.evalhub.model_client.scripted_server import Answer, ScriptedServer, completion, tool_call
 
 STUBBORN_SERVER = "tests/runs/fixtures/stubborn_server.py"
-VERDICT = json.dumps({"label": "GOOD", "reason": "It answered."})
+VERDICT_BODY = completion(content=json.dumps({"label": "GOOD", "reason": "It answered."}))
 
 
 def judged_scenario(user: User, scripted: ScriptedServer) -> Scenario:
@@ -61,7 +61,7 @@ class ReapingRaceTests:
         self, worker: subprocess.Popen[bytes], alice: User, scripted: ScriptedServer
     ) -> None:
         judging = threading.Event()
-        scripted.script(Answer(body=completion(content="Sunny.")), Answer(body=completion(content=VERDICT), hold=judging))
+        scripted.script(Answer(body=completion(content="Sunny.")), Answer(body=VERDICT_BODY, hold=judging))
         run = run_start(scenario=judged_scenario(alice, scripted), user=alice)
         wait_until(lambda: len(scripted.received) == 2, timeout=60, what="the judge's call")
         scoring_since = Run.objects.get(pk=run.pk).heartbeat_at
@@ -82,7 +82,7 @@ class ReapingRaceTests:
         self, worker: subprocess.Popen[bytes], alice: User, scripted: ScriptedServer, tmp_path: Path
     ) -> None:
         judging = threading.Event()
-        scripted.script(Answer(body=completion(content="Sunny.")), Answer(body=completion(content=VERDICT), hold=judging))
+        scripted.script(Answer(body=completion(content="Sunny.")), Answer(body=VERDICT_BODY, hold=judging))
         run = run_start(scenario=judged_scenario(alice, scripted), user=alice)
         wait_until(lambda: len(scripted.received) == 2, timeout=60, what="the judge's call")
 

@@ -72,8 +72,8 @@ class WorkerKilledInEachPhaseTests:
             scripted.script(Answer(body=completion(tool_calls=[tool_call("c1", "park", "{}")])))
             parked = Path(f"{pidfile}.parked").exists
         else:
-            verdict = json.dumps({"label": "GOOD", "reason": "Fine."})
-            scripted.script(Answer(body=completion(content="Done.")), Answer(body=completion(content=verdict), hold=held))
+            verdict = completion(content=json.dumps({"label": "GOOD", "reason": "Fine."}))
+            scripted.script(Answer(body=completion(content="Done.")), Answer(body=verdict, hold=held))
             parked = lambda: len(scripted.received) == 2  # noqa: E731
         provider = make_scripted_provider(scripted.base_url, timeout=300)
         scenario = make_scenario(make_demo_server(name="Stubborn", args=args), provider=provider)

@@ -1,7 +1,8 @@
 """A real OpenAI-compatible HTTP endpoint on 127.0.0.1 that answers from a script.
 
 Each request takes the next scripted answer (status, JSON or text body, headers, optional delay) and is
-recorded with its arrival time (an answer may also be held until the test releases it), so tests can count attempts and measure the waits between them.
+recorded with its arrival time, so tests can count attempts and measure the waits between them. An answer
+may also be held until the test releases it: a call in progress for exactly as long as a test needs.
 """
 
 from __future__ import annotations
