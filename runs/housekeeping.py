@@ -36,6 +36,9 @@ def worker_started(*, hostname: str, started_at: datetime) -> None:
         if closed := heartbeat.runs_reap_orphans(worker=hostname, started_at=started_at):
             logger.warning("Closed %s run(s) that %s was running when it stopped.", closed, hostname)
         housekeep(hostname=hostname)
+    except Exception:
+        # The database may be down at start-up; the worker still starts, and its schedule reaps them once stale.
+        logger.exception("Worker start-up housekeeping failed.")
     finally:
         # Prefork pool processes are forked from this process later: they must not inherit its connection.
         connection.close()
