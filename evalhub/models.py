@@ -20,7 +20,7 @@ __all__ = ["ApiKey", "McpServer", "Provider", "Scenario", "SiteSettings", "Tag",
 
 
 class WorkerHeartbeat(models.Model):
-    """The last time each Celery worker proved it was alive by executing a task."""
+    """The last time each Celery worker proved it was alive (its housekeeping thread, or a ping task)."""
 
     hostname = models.CharField(max_length=255, unique=True)
     last_seen = models.DateTimeField()
@@ -40,5 +40,6 @@ class WorkerHeartbeat(models.Model):
     def latest(cls) -> WorkerHeartbeat | None:
         return cls.objects.order_by("-last_seen").first()
 
-    def is_recent(self, within: timedelta = timedelta(minutes=5)) -> bool:
+    # A running worker records itself every 10 s (runs/housekeeping.py): a minute of silence means it is gone.
+    def is_recent(self, within: timedelta = timedelta(minutes=1)) -> bool:
         return timezone.now() - self.last_seen <= within

@@ -58,6 +58,7 @@ async def run_agent(
             return Run.StopReason.CANCELLED
         if (reached := task.budgets.reached(recorder.run)) is not None:
             return reached
+        await recorder.entering(f"model call {len(recorder.steps) + 1}")
         result = await anyio.to_thread.run_sync(
             lambda: client.chat(messages=messages, model=task.model, tools=offered or None, max_tokens=task.max_tokens),
             abandon_on_cancel=True,
@@ -71,6 +72,7 @@ async def run_agent(
             if calls_made >= task.max_tool_calls:
                 return Run.StopReason.MAX_TOOL_CALLS
             calls_made += 1
+            await recorder.entering(f"tool call {call.name}")
             record = await _call_tool(call, by_name.get(call.name), conn)
             await recorder.tool_called(record)
             content = cap_text(as_model_content(record["result"]), TOOL_CONTENT_TO_MODEL_BYTES).value

@@ -1,13 +1,20 @@
-"""How a running run proves its worker is alive: a timestamp the worker refreshes while it executes."""
+"""How a running run proves its worker is alive, and how runs of a dead worker are closed.
+
+The worker refreshes `heartbeat_at` from a side thread during every phase of a run (connecting, model and tool
+calls, scoring). A run silent for STALE_AFTER has lost its worker; so has a run its own worker was running when
+that worker restarted. Both are closed by the conditional UPDATE of `Run.save_if_running`'s kind: a run is reaped
+only while it is still running, and a worker that wakes up later finds it ended and stops (see runs/pipeline.py).
+"""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.db import connection
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from runs.models import Run
@@ -42,13 +49,52 @@ def beating(run_id: int) -> Iterator[None]:
         thread.join()
 
 
+def lost_error(phase: str, why: str) -> dict[str, str]:
+    """The error of a run whose worker was lost. Said plainly: the quota slot is spent and nothing re-runs it."""
+    return {
+        "step": phase or "worker",
+        "kind": "worker_lost",
+        "message": (
+            f"worker lost: {why} during “{phase or 'start'}”. The run used one of today's quota runs and is not "
+            "retried automatically, because its tool calls may already have had effects; use Run again to start "
+            "a new run."
+        ),
+    }
+
+
+def _reap(runs: QuerySet[Run], *, now: datetime, why: Callable[[Run], str]) -> int:
+    """Close each of `runs` (a queryset of running runs) as lost, each only if it still matches `runs`."""
+    reaped = 0
+    for run in runs.only("pk", "phase", "heartbeat_at"):
+        # The same conditions again in the UPDATE: a run that beat, or ended, since the SELECT is left alone.
+        reaped += runs.filter(pk=run.pk).update(
+            status=Run.Status.ERROR,
+            stop_reason=Run.StopReason.ERROR,
+            finished_at=now,
+            passed=False,
+            error=lost_error(run.phase, why(run)),
+        )
+    return reaped
+
+
 def runs_reap_stale(now: datetime | None = None) -> int:
     """Mark runs whose worker stopped beating as failed, so nothing stays "running" forever."""
     now = now or timezone.now()
-    return Run.objects.filter(status=Run.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER).update(
-        status=Run.Status.ERROR,
-        stop_reason=Run.StopReason.ERROR,
-        finished_at=now,
-        passed=False,
-        error={"step": "worker", "kind": "worker_lost", "message": "worker lost: it stopped while running this run"},
-    )
+    stale = Run.objects.filter(status=Run.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER)
+    return _reap(stale, now=now, why=_silent_since)
+
+
+def _silent_since(run: Run) -> str:
+    assert run.heartbeat_at is not None  # the filter compared it
+    return f"its worker stopped (no heartbeat since {run.heartbeat_at.astimezone(UTC):%H:%M:%S} UTC)"
+
+
+def runs_reap_orphans(*, worker: str, started_at: datetime) -> int:
+    """Close the runs a worker's predecessor of the same name left running: a worker starting at `started_at`
+    cannot be running runs claimed before it, so whoever claimed them died (killed, machine restarted).
+
+    This closes them at once rather than STALE_AFTER later. Celery requires worker names to be unique (`-n`),
+    so a run claimed under this name belongs to this worker or to a dead one.
+    """
+    orphans = Run.objects.filter(status=Run.Status.RUNNING, worker=worker, started_at__lt=started_at)
+    return _reap(orphans, now=timezone.now(), why=lambda _: f"its worker {worker} was restarted")

@@ -10,6 +10,7 @@ from django.db.models import Avg, Count, Q, Sum
 from django.utils import timezone
 
 from evalhub.models import WorkerHeartbeat
+from runs.heartbeat import runs_reap_stale
 from runs.models import Run
 from runs.quota import quota_status
 
@@ -36,6 +37,8 @@ def _percentile(sorted_values: list[int], fraction: float) -> float | None:
 
 
 def runs_metrics(*, window: str = "24h", now: datetime | None = None) -> dict[str, Any]:
+    # Count a dead worker's runs as the errors they are, even when no worker is alive to reap them.
+    runs_reap_stale()
     now = now or timezone.now()
     since = now - parse_window(window)
     runs = Run.objects.filter(created_at__gte=since)

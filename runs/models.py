@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -25,6 +26,10 @@ class DailyRunQuota(models.Model):
 
     def __str__(self) -> str:
         return f"{self.day}: {self.used} runs"
+
+
+class RunEnded(Exception):
+    """The run left `running` (its worker was declared lost) while its worker was still working on it."""
 
 
 class Run(models.Model):
@@ -82,6 +87,9 @@ class Run(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=255, blank=True)
+    # What the worker is doing now ("connect", "model call 2", "tool call get_weather", "score"): where a lost run
+    # stopped, which its error then names.
+    phase = models.CharField(max_length=200, blank=True)
     cancel_requested = models.BooleanField(default=False)
 
     # The record, in the reference's shapes: TranscriptData and EvalToolCall[].
@@ -128,6 +136,16 @@ class Run(models.Model):
 
     def heartbeat_is_stale(self, *, after: timedelta) -> bool:
         return self.heartbeat_at is None or timezone.now() - self.heartbeat_at > after
+
+    def save_if_running(self, fields: Iterable[str]) -> bool:
+        """Write `fields` only while the run is still running; False, and nothing written, once it has ended.
+
+        Every write into a running run (its worker's record, phase and final state) is this one conditional UPDATE,
+        as are the heartbeat and the reaper's verdict: a run leaves `running` exactly once, by whoever gets there
+        first, and nothing is written into it afterwards (a late worker cannot turn a reaped run back into "done").
+        """
+        values = {name: getattr(self, name) for name in fields}
+        return Run.objects.filter(pk=self.pk, status=Run.Status.RUNNING).update(**values) == 1
 
     def record_model_call(self, call: dict[str, Any]) -> None:
         """Add one model call's tokens and cost to the run's totals."""

@@ -22,7 +22,7 @@ from evalhub.vault import SecretUnavailable
 from runs import heartbeat
 from runs.agent import AgentTask, run_agent
 from runs.budgets import Budgets
-from runs.models import Run
+from runs.models import Run, RunEnded
 from runs.recorder import Recorder
 from runs.scoring import score_run
 
@@ -39,7 +39,7 @@ def claim(run_id: int, *, worker: str) -> Run | None:
     """Move the run from queued to running atomically; a duplicate or late delivery gets None and does nothing."""
     now = timezone.now()
     claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
-        status=Run.Status.RUNNING, started_at=now, heartbeat_at=now, worker=worker
+        status=Run.Status.RUNNING, started_at=now, heartbeat_at=now, worker=worker, phase="connect"
     )
     return Run.objects.select_related("scenario", "server", "provider").get(pk=run_id) if claimed else None
 
@@ -49,20 +49,38 @@ def execute_run(run_id: int, *, worker: str) -> None:
     if run is None:
         logger.info("Run %s was not queued any more (duplicate delivery or cancelled); skipping.", run_id)
         return
+    # Beat through every phase, scoring included: several judges on a slow provider can take minutes, and a run
+    # that stops beating is reaped as lost.
+    with heartbeat.beating(run.pk):
+        try:
+            _execute(run)
+        except RunEnded:
+            # Someone (the reaper, after a long silence) ended the run first. Its verdict stands: the worker does
+            # not turn it back into a result, and it stopped before calling more tools for a run nobody awaits.
+            logger.warning(
+                "Run %s was closed as lost while its worker was still working on it (during %r); its worker "
+                "stopped and left it closed.",
+                run_id,
+                run.phase,
+            )
+
+
+def _execute(run: Run) -> None:
     recorder = Recorder(run)
     started = time.perf_counter()
     try:
-        with heartbeat.beating(run.pk):
-            try:
-                stop_reason = anyio.run(_connect_and_act, run, recorder)
-            finally:
-                recorder.close()
+        try:
+            stop_reason = anyio.run(_connect_and_act, run, recorder)
+        finally:
+            recorder.close()
     except StepFailed as failure:
         _finish(run, started, stop_reason=Run.StopReason.ERROR, error=failure)
         return
+    except RunEnded:
+        raise
     except Exception as exc:
         # A bug of ours must still end the run with what it recorded, not leave it "running".
-        logger.exception("Run %s failed unexpectedly", run_id)
+        logger.exception("Run %s failed unexpectedly", run.pk)
         _finish(run, started, stop_reason=Run.StopReason.ERROR, error=StepFailed("worker", "internal", _internal(exc)))
         return
     _finish(run, started, stop_reason=stop_reason, error=None)
@@ -92,6 +110,7 @@ async def _connect_and_act(run: Run, recorder: Recorder) -> str:
         with anyio.fail_after(run.settings["time_limit_seconds"]):
             async with connect(server_config) as conn:
                 step = "list tools"
+                await recorder.entering(step)
                 tools = [dict(tool) for tool in await conn.list_tools()]
                 await recorder.tools_listed(tools)
                 step = "agent"
@@ -111,6 +130,7 @@ def _internal(exc: Exception) -> str:
 
 
 def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | None) -> None:
+    """Leave `running`, only if nobody ended the run first (else RunEnded). A done run is saved with its score."""
     close_old_connections()
     run.refresh_from_db(fields=["cancel_requested"])
     run.stop_reason = stop_reason
@@ -126,13 +146,19 @@ def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | N
         run.status = Run.Status.DONE
     finished = ("status", "stop_reason", "finished_at", "duration_ms", "error", "passed")
     if run.status != Run.Status.DONE:
-        run.save(update_fields=finished)
+        if not run.save_if_running(finished):
+            raise RunEnded(f"Run {run.pk} ended before its worker finished it.")
         return
+    run.phase = "score"
+    if not run.save_if_running(["phase"]):
+        raise RunEnded(f"Run {run.pk} ended before its worker scored it.")
     try:
-        score_run(run, also_save=finished)
+        scored = score_run(run, finishing=finished)
     except Exception as exc:
         # Scorers fail on their own (recorded per scorer); reaching here is a bug of ours. Keep the run, say so.
         logger.exception("Scoring run %s failed", run.pk)
         run.status, run.stop_reason, run.passed = Run.Status.ERROR, Run.StopReason.ERROR, False
         run.error = {"step": "score", "kind": "internal", "message": f"Scoring failed: {_internal(exc)}"}
-        run.save(update_fields=finished)
+        scored = run.save_if_running(finished)
+    if not scored:
+        raise RunEnded(f"Run {run.pk} ended while its worker was scoring it.")

@@ -25,7 +25,7 @@ from evalhub.mcp_client.connection import redact_json
 from evalhub.mcp_client.redact import Redactor
 from evalhub.model_client.results import ChatResult
 from evalhub.storable import storable
-from runs.models import Run
+from runs.models import Run, RunEnded
 from runs.record_limits import (
     FLOOR_BYTES,
     MODEL_MESSAGE_BYTES,
@@ -93,9 +93,22 @@ class Recorder:
     async def tools_listed(self, tools: list[dict[str, Any]]) -> None:
         await self._in_db_thread(self._tools_listed, tools)
 
+    async def entering(self, phase: str) -> None:
+        """Say what the worker starts doing now, so a run lost in the middle of it names where it stopped."""
+        await self._in_db_thread(self._entering, phase)
+
+    def _entering(self, phase: str) -> None:
+        self.run.phase = phase[:200]
+        self._save_if_running(["phase"])
+
     def _save(self, *extra_fields: str) -> None:
         self.run.heartbeat_at = timezone.now()
-        self.run.save(update_fields=[*RECORDED_FIELDS, *extra_fields])
+        self._save_if_running([*RECORDED_FIELDS, *extra_fields])
+
+    def _save_if_running(self, fields: list[str]) -> None:
+        # A run declared lost stays lost: its worker stops here rather than write into it (or call more tools).
+        if not self.run.save_if_running(fields):
+            raise RunEnded(f"Run {self.run.pk} ended while its worker was still working on it.")
 
     @property
     def steps(self) -> list[dict[str, Any]]:
@@ -204,4 +217,4 @@ class Recorder:
         snapshot = self.run.server.record_tools(storable(tools)[0])
         self.run.tool_snapshot = snapshot
         self.run.tools_hash = snapshot.tools_hash
-        self.run.save(update_fields=["tool_snapshot", "tools_hash"])
+        self._save_if_running(["tool_snapshot", "tools_hash"])

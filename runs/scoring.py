@@ -117,11 +117,13 @@ def _default_result(run: Run) -> ScoreResult:
     )
 
 
-def score_run(run: Run, *, also_save: tuple[str, ...] = ()) -> None:
-    """Score a finished run with its scenario's current scorers; earlier results stay, marked not current.
+def score_run(run: Run, *, finishing: tuple[str, ...] = ()) -> bool:
+    """Score a run with its scenario's current scorers; earlier results stay, marked not current.
 
-    `also_save` names fields the caller changed on `run` that must become visible in the same commit as the score:
-    the worker marks a run done only together with its score, so nobody ever reads a done run without one.
+    `finishing` names the fields of the running run's final state (the worker sets them on `run`): they are
+    written together with the score, in one commit, and only if the run is still running. The worker thus marks a
+    run done only with its score, and a run closed as lost while it was being scored stays so (returns False and
+    saves nothing).
     """
     scorers = list(run.scenario.scorers.select_related("judge_provider"))
     results: list[ScoreResult] = []
@@ -133,18 +135,24 @@ def score_run(run: Run, *, also_save: tuple[str, ...] = ()) -> None:
     else:
         results = [_default_result(run)]
     counted = [result for result in results if result.score is not None]
+    if counted:
+        run.score = sum(result.score or 0.0 for result in counted) / len(counted)
+        run.passed = run.score >= run.threshold
+        run.score_reason = (
+            results[0].reason
+            if len(results) == 1
+            else " ".join(f"{r.scorer_name}: {r.reason or r.error}" for r in results)
+        )
+    else:
+        run.score, run.passed = None, None
+        run.score_reason = "Every scorer was skipped, so the run has no score."
+    scored = ("score", "passed", "score_reason")
     with transaction.atomic():
+        # The conditional UPDATE comes first: it locks the row, so the reaper waits for this commit or wins before.
+        if finishing and not run.save_if_running([*scored, *finishing]):
+            return False
+        if not finishing:
+            run.save(update_fields=scored)
         run.score_results.filter(is_current=True).update(is_current=False)
         ScoreResult.objects.bulk_create(results)
-        if counted:
-            run.score = sum(result.score or 0.0 for result in counted) / len(counted)
-            run.passed = run.score >= run.threshold
-            run.score_reason = (
-                results[0].reason
-                if len(results) == 1
-                else " ".join(f"{r.scorer_name}: {r.reason or r.error}" for r in results)
-            )
-        else:
-            run.score, run.passed = None, None
-            run.score_reason = "Every scorer was skipped, so the run has no score."
-        run.save(update_fields=["score", "passed", "score_reason", *also_save])
+    return True

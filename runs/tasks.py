@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from celery import Task, shared_task
 from celery.signals import worker_ready
+from celery.worker.consumer import Consumer
+from django.utils import timezone
 
-from runs import heartbeat, pipeline, scoring
+from runs import housekeeping, pipeline, scoring
 from runs.models import Run
 
 
@@ -13,9 +15,11 @@ def execute_run(self: Task, run_id: int) -> None:
 
 
 @worker_ready.connect
-def reap_stale_runs_on_start(**_: object) -> None:
-    """A worker that starts after a crash finds the runs the dead one left "running" and closes them."""
-    heartbeat.runs_reap_stale()
+def start_housekeeping(sender: Consumer, **_: object) -> None:
+    """Sent once, before the worker takes its first task: close what a crashed predecessor left, then keep
+    reaping, killing leftover servers and recording the worker's liveness on a schedule (runs/housekeeping.py)."""
+    housekeeping.worker_started(hostname=sender.hostname, started_at=timezone.now())
+    housekeeping.start(hostname=sender.hostname)
 
 
 @shared_task(name="runs.rescore_runs")

@@ -4,7 +4,7 @@ import os
 import signal
 import subprocess
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -63,12 +63,13 @@ def bob_client(bob: User) -> Client:
     return client
 
 
-@pytest.fixture
-def worker(transactional_db: None, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """A real Celery worker process on the configured broker and the test database."""
-    log_path = tmp_path / "worker.log"
+def start_worker(log_path: Path) -> subprocess.Popen[bytes]:
+    """A real Celery worker process on the configured broker and the test database, logging to `log_path`.
+
+    Every worker of a session has the same name, as a worker restarted on the same machine has.
+    """
     with log_path.open("wb") as log:
-        process = subprocess.Popen(
+        return subprocess.Popen(
             [
                 PYTHON,
                 "-m",
@@ -91,18 +92,41 @@ def worker(transactional_db: None, tmp_path: Path) -> Iterator[subprocess.Popen[
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+
+
+def stop_worker(process: subprocess.Popen[bytes], log_path: Path) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    if os.environ.get("CI"):
+        print(f"--- {log_path.name} ---\n{log_path.read_text(errors='replace')[-4000:]}")
+
+
+@pytest.fixture
+def workers(transactional_db: None, tmp_path: Path) -> Iterator[Callable[[], subprocess.Popen[bytes]]]:
+    """Starts real worker processes on demand (one after another, e.g. to restart a killed one); stops them all."""
+    started: list[tuple[subprocess.Popen[bytes], Path]] = []
+
+    def start() -> subprocess.Popen[bytes]:
+        log_path = tmp_path / f"worker-{len(started) + 1}.log"
+        started.append((start_worker(log_path), log_path))
+        return started[-1][0]
+
     try:
-        yield process
+        yield start
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-        if os.environ.get("CI"):
-            print(f"--- worker log ---\n{log_path.read_text(errors='replace')[-4000:]}")
+        for process, log_path in started:
+            stop_worker(process, log_path)
+
+
+@pytest.fixture
+def worker(workers: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """A real Celery worker process on the configured broker and the test database."""
+    return workers()
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from anyio.abc import AsyncResource
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from evalhub.mcp_client import leftovers
 from evalhub.mcp_client.config import ServerConfig
 from evalhub.mcp_client.environment import child_environment
 from evalhub.mcp_client.errors import ErrorKind, McpConnectionError
@@ -41,6 +42,8 @@ async def stdio_transport(config: ServerConfig, state: StdioState) -> AsyncItera
     env = child_environment(config.env)
     process = await _spawn(config, env, state)
     state.process = process
+    # Recorded until it is stopped below: if this process is killed first, the next worker start kills it.
+    leftovers.remember(process.pid, config.command)
     assert process.stdin and process.stdout and process.stderr
 
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -117,6 +120,7 @@ async def stdio_transport(config: ServerConfig, state: StdioState) -> AsyncItera
                 write_stream.close()
                 await _close_quietly(process.stdin)
                 await terminate_group(process, grace=SHUTDOWN_GRACE if graceful else 0.0)
+                leftovers.forget(process.pid)
                 # The last words of a crashing server are usually the most useful stderr lines.
                 with anyio.move_on_after(0.5):
                     await stderr_done.wait()

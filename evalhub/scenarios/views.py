@@ -15,6 +15,7 @@ from evalhub.scenarios.forms import ScenarioForm
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.servers.models import McpServer
 from runs.charts import score_history_chart
+from runs.heartbeat import runs_reap_stale
 from runs.models import Run
 from runs.quota import QuotaExceeded
 from runs.services import run_start, runs_start_many
@@ -33,6 +34,7 @@ def _with_last_run(queryset):  # type: ignore[no-untyped-def]
 
 @require_GET
 def scenario_list(request: HttpRequest) -> HttpResponse:
+    runs_reap_stale()  # each scenario's last run: a dead worker's shows as lost, not running
     scenarios = _with_last_run(Scenario.objects.select_related("server", "provider").prefetch_related("tags"))
     context = {
         "section": "scenarios",
@@ -98,6 +100,7 @@ def _warn_unknown_tools(request: HttpRequest, scenario: Scenario) -> None:
 @require_GET
 def scenario_detail(request: HttpRequest, scenario_id: int) -> HttpResponse:
     scenario = get_object_or_404(Scenario.objects.select_related("server", "provider"), pk=scenario_id)
+    runs_reap_stale()  # a dead worker's runs show as lost, even when no worker is alive to reap them
     recent = list(scenario.runs.order_by("-created_at", "-id")[:30])
     context = {
         "section": "scenarios",

@@ -1,7 +1,8 @@
 """A real OpenAI-compatible HTTP endpoint on 127.0.0.1 that answers from a script.
 
 Each request takes the next scripted answer (status, JSON or text body, headers, optional delay) and is
-recorded with its arrival time, so tests can count attempts and measure the waits between them.
+recorded with its arrival time, so tests can count attempts and measure the waits between them. An answer
+may also be held until the test releases it: a call in progress for exactly as long as a test needs.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ class Answer:
     delay: float = 0.0
     # Overrides the Content-Type the body's type implies: broken JSON sent as application/json, for example.
     content_type: str | None = None
+    # Parks the request until the test sets it (or the server closes): a call that is "in progress" for as long
+    # as a test needs, with no sleep.
+    hold: threading.Event | None = None
 
 
 @dataclass
@@ -41,6 +45,7 @@ class ScriptedServer:
         self.answers: deque[Answer] = deque()
         self.received: list[Received] = []
         self._lock = threading.Lock()
+        self._holds: list[threading.Event] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -64,8 +69,11 @@ class ScriptedServer:
 
     def script(self, *answers: Answer) -> None:
         self.answers.extend(answers)
+        self._holds.extend(answer.hold for answer in answers if answer.hold is not None)
 
     def close(self) -> None:
+        for hold in self._holds:
+            hold.set()
         self._http.shutdown()
         self._http.server_close()
 
@@ -84,6 +92,8 @@ class ScriptedServer:
                 )
             )
             answer = self.answers.popleft() if self.answers else Answer(500, {"error": {"message": "unscripted"}})
+        if answer.hold is not None:
+            answer.hold.wait()
         if answer.delay:
             time.sleep(answer.delay)
         if isinstance(answer.body, dict | list):
