@@ -6,6 +6,7 @@ client both connect through them; EvalHub's models decide each policy (see `eval
 """
 
 from evalhub.egress.addresses import (
+    PRIVATE_ALLOWED,
     AddressKind,
     EgressPolicy,
     EgressRefused,
@@ -17,6 +18,7 @@ from evalhub.egress.addresses import (
 from evalhub.egress.transport import guarded_async_transport, guarded_transport
 
 __all__ = [
+    "PRIVATE_ALLOWED",
     "AddressKind",
     "EgressPolicy",
     "EgressRefused",

@@ -128,6 +128,11 @@ class EgressPolicy:
         return resolved
 
 
+# The Django-free clients' default: local servers are what their own tests and scripts talk to. EvalHub's models
+# always pass the policy of the record's owner (evalhub.outbound).
+PRIVATE_ALLOWED = EgressPolicy(allow_private=True)
+
+
 def _same(host: str, address: IPAddress) -> bool:
     try:
         return ipaddress.ip_address(host.strip("[]").partition("%")[0]) == address

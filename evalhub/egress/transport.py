@@ -7,9 +7,10 @@ address: a name cannot resolve to a public address for the check and to a metada
 TLS still verifies the certificate against the host name of the URL (the pool passes it as SNI separately).
 
 Both SDKs speak httpx2 (a fork of httpx): the openai SDK blocking, for model providers, and the MCP SDK
-asynchronously, for Streamable HTTP and SSE servers. Neither client takes a network backend as a parameter, so the transport's own pool gets ours
-in place of its default one; everything else (TLS, limits, keep-alive) stays as httpx set it. Environment proxies
-(HTTP_PROXY…) are not used: behind a proxy the address connected to would be the proxy's, not the server's.
+asynchronously, for Streamable HTTP and SSE servers. Neither client takes a network backend as a parameter, so
+the transport's own pool gets ours in place of its default one; everything else (TLS, limits, keep-alive) stays
+as httpx2 set it. Environment proxies (HTTP_PROXY…) are not used: behind a proxy the address connected to would
+be the proxy's, not the server's.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import httpx2
 
 from evalhub.egress.addresses import EgressPolicy, EgressRefused
 
-SocketOption = tuple[int, int, int | bytes] | tuple[int, int, None, int]
+SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
 
 
 class GuardedBackend(httpcore2.NetworkBackend):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
 
-from evalhub.egress import EgressPolicy
+from evalhub.egress import PRIVATE_ALLOWED, EgressPolicy
 
 Transport = Literal["stdio", "http", "sse"]
 ProtocolMode = Literal["auto", "legacy"]
@@ -25,9 +25,7 @@ class ServerConfig:
     environment (see `environment.ENV_ALLOWLIST`). http/sse: `url`, extra `headers` and an optional
     `bearer_token` sent as `Authorization: Bearer <token>`.
 
-    `egress` decides which addresses an http/sse connection may reach (checked on every connection, after DNS);
-    the default allows loopback and private networks, for local servers: EvalHub's models pass the policy of the
-    server's owner (`McpServer.to_config`).
+    `egress` decides which addresses an http/sse connection may reach (checked on every connection, after DNS).
 
     `connect_timeout` bounds process start / TCP connect plus the MCP handshake; `request_timeout` bounds each
     request after that. `protocol_mode="auto"` is the SDK default (probe 2026 `server/discover`, fall back to
@@ -47,7 +45,7 @@ class ServerConfig:
     secret_env_keys: frozenset[str] = frozenset()
     secret_header_keys: frozenset[str] = frozenset()
     protocol_mode: ProtocolMode = "auto"
-    egress: EgressPolicy = EgressPolicy(allow_private=True)
+    egress: EgressPolicy = PRIVATE_ALLOWED
 
     def problems(self) -> list[str]:
         """Human-readable reasons this config cannot be used; empty when it is fine."""
