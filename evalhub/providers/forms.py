@@ -133,6 +133,7 @@ class ProviderForm(forms.ModelForm):
         self.fields["base_url"].help_text = _base_url_help()
         provider: Provider = self.instance
         self.dropped_secrets: list[str] = []
+        self.moved = False
         self.fields["name"].widget.attrs["placeholder"] = "OpenAI, Ollama on my laptop…"
         try:
             self.stored = provider.secrets()
@@ -172,12 +173,9 @@ class ProviderForm(forms.ModelForm):
             raise forms.ValidationError("Leave out ?query and #fragment; Azure's api-version goes in a header.")
         if (refusal := url_refusal(url, outbound.egress_policy(owner_is_staff=True))) is not None:
             raise forms.ValidationError(refusal)  # a provider is staff's (see Provider.to_config)
+        # Another scheme, host or port: the stored secrets were given for the old address (cleaned before them).
+        self.moved = bool(self.instance.pk) and origin(url) != origin(self.instance.base_url)
         return url
-
-    def _moved(self) -> bool:
-        """The base URL now has another scheme, host or port: stored secrets were given for the old one."""
-        url = self.cleaned_data.get("base_url")
-        return bool(self.instance.pk) and url is not None and origin(url) != origin(self.instance.base_url)
 
     def clean_api_key(self) -> str:
         key: str = self.cleaned_data["api_key"]
@@ -207,7 +205,7 @@ class ProviderForm(forms.ModelForm):
                 problems.append(f"Line {number}: {name} is set by EvalHub itself.")
             elif name.lower() in {n.lower() for n in headers}:
                 problems.append(f"Line {number}: {name} is given twice.")
-            elif value == MASK and self._moved() and name.lower() in stored:
+            elif value == MASK and self.moved and name.lower() in stored:
                 self.dropped_secrets.append(f"header {name}")
             elif value == MASK:
                 if name.lower() not in stored:
@@ -312,8 +310,8 @@ class ProviderForm(forms.ModelForm):
         provider.headers = {n: v for n, v in headers.items() if n not in secret}
         api_key = self.cleaned_data["api_key"]
         if not api_key and not self.cleaned_data.get("clear_api_key") and self.stored["api_key"]:
-            api_key = "" if self._moved() else self.stored["api_key"]
-            self.dropped_secrets += ["API key"] if self._moved() else []
+            api_key = "" if self.moved else self.stored["api_key"]
+            self.dropped_secrets += ["API key"] if self.moved else []
         provider.set_secrets(api_key=api_key, headers=secret)
         provider.model_names = self.cleaned_data["models_text"]
         provider.price_overrides = self.cleaned_data["prices_text"]
