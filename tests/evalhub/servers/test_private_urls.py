@@ -103,9 +103,7 @@ class ConnectTimeTests:
 
         page = html.unescape(bob_client.post(f"/servers/{server.pk}/inspect/", follow=True).content.decode())
 
-        assert (
-            "Inspecting “Local” failed: Refused to connect: 127.0.0.1 is a loopback address (this machine); " in page
-        )
+        assert "Inspecting “Local” failed: Refused to connect: 127.0.0.1 is a loopback address (this machine); " in page
         assert scripted.received == []
         server.refresh_from_db()
         assert server.last_error is not None and server.last_error["kind"] == "address_refused"
