@@ -75,17 +75,7 @@ def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | No
 
 
 class EgressRefused(Exception):
-    """A connection EvalHub refuses to open; `message` says which address and why, for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
-
-    def __reduce__(self) -> tuple[type[EgressRefused], tuple[str]]:
-        return (self.__class__, (self.message,))
+    """A connection EvalHub refuses to open; its text says which address and why, for the user."""
 
 
 def system_resolver(host: str, port: int) -> list[str]:
