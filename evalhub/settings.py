@@ -216,3 +216,9 @@ EVALHUB_API_RATE_LIMIT = env_int("EVALHUB_API_RATE_LIMIT", 600)
 # Key for secrets stored in the database; derived from SECRET_KEY when unset (then rotating SECRET_KEY means
 # re-entering stored tokens and API keys).
 EVALHUB_SECRETS_KEY = env_str("EVALHUB_SECRETS_KEY")
+# Environment variables a secret may reference as ${NAME}: names, or prefixes ending in * (MCP_*). Empty: none.
+# EvalHub's own settings are refused whatever this says (evalhub.vault.PROTECTED_ENV_NAMES).
+EVALHUB_SECRET_ENV_ALLOWLIST = env_list("EVALHUB_SECRET_ENV_ALLOWLIST", [])
+# Whether servers added by non-staff users may reach loopback and private-network addresses (staff's always may;
+# link-local and cloud metadata addresses are refused for everyone). See evalhub.outbound.
+EVALHUB_ALLOW_PRIVATE_URLS = env_bool("EVALHUB_ALLOW_PRIVATE_URLS")

@@ -41,7 +41,9 @@ def claim(run_id: int, *, worker: str) -> Run | None:
     claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
         status=Run.Status.RUNNING, started_at=now, heartbeat_at=now, worker=worker, phase="connect"
     )
-    return Run.objects.select_related("scenario", "server", "provider").get(pk=run_id) if claimed else None
+    # server__created_by: its owner decides where the server's connections may go, and to_config() runs inside
+    # the event loop, where a lazy query is not allowed.
+    return Run.objects.select_related("scenario", "server__created_by", "provider").get(pk=run_id) if claimed else None
 
 
 def execute_run(run_id: int, *, worker: str) -> None:

@@ -21,6 +21,7 @@ import mcp_types
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
+from evalhub.egress import EgressRefused
 from evalhub.mcp_client.config import ServerConfig
 from evalhub.mcp_client.errors import ErrorKind, McpConnectionError
 from evalhub.mcp_client.http import HttpFacts, endpoint
@@ -79,6 +80,8 @@ async def from_exception(
     """
     if isinstance(exc, McpConnectionError):
         return exc
+    if (refused := _find(exc, EgressRefused)) is not None:
+        return ctx.error(ErrorKind.ADDRESS_REFUSED, f"Refused to connect: {refused}")
     if isinstance(exc, MCPError):
         return await _from_mcp_error(exc, ctx, phase=phase, what=what, seconds=seconds)
     if isinstance(exc, httpx2.HTTPStatusError):

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
 
+from evalhub.egress import PRIVATE_ALLOWED, EgressPolicy
+
 Transport = Literal["stdio", "http", "sse"]
 ProtocolMode = Literal["auto", "legacy"]
 
@@ -22,6 +24,8 @@ class ServerConfig:
     stdio: `command` and `args` are run directly, never through a shell; `env` is added to a small allowlisted
     environment (see `environment.ENV_ALLOWLIST`). http/sse: `url`, extra `headers` and an optional
     `bearer_token` sent as `Authorization: Bearer <token>`.
+
+    `egress` decides which addresses an http/sse connection may reach (checked on every connection, after DNS).
 
     `connect_timeout` bounds process start / TCP connect plus the MCP handshake; `request_timeout` bounds each
     request after that. `protocol_mode="auto"` is the SDK default (probe 2026 `server/discover`, fall back to
@@ -41,6 +45,7 @@ class ServerConfig:
     secret_env_keys: frozenset[str] = frozenset()
     secret_header_keys: frozenset[str] = frozenset()
     protocol_mode: ProtocolMode = "auto"
+    egress: EgressPolicy = PRIVATE_ALLOWED
 
     def problems(self) -> list[str]:
         """Human-readable reasons this config cannot be used; empty when it is fine."""

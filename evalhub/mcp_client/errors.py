@@ -18,6 +18,7 @@ class ErrorKind(StrEnum):
     HTTP_ERROR = "http_error"
     TLS_ERROR = "tls_error"
     NETWORK_ERROR = "network_error"
+    ADDRESS_REFUSED = "address_refused"  # the URL resolves to an address EvalHub must not connect to
     SERVER_CRASHED = "server_crashed"
     CONNECTION_LOST = "connection_lost"
     REQUEST_TIMEOUT = "request_timeout"

@@ -19,6 +19,7 @@ import httpx2
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
+from evalhub.egress import guarded_async_transport
 from evalhub.mcp_client.config import ServerConfig
 
 if TYPE_CHECKING:
@@ -84,6 +85,7 @@ async def http_transport(config: ServerConfig, facts: HttpFacts) -> AsyncIterato
         headers=config.http_headers(),
         timeout=_timeout(config),
         event_hooks={"request": [_bound_close_request], "response": [facts.on_response]},
+        transport=guarded_async_transport(config.egress),
     )
     async with client, streamable_http_client(config.url, http_client=client) as streams:
         yield streams
@@ -99,6 +101,7 @@ def sse_transport(config: ServerConfig, facts: HttpFacts) -> AbstractAsyncContex
             "headers": headers,
             "timeout": timeout,
             "event_hooks": {"response": [facts.on_response]},
+            "transport": guarded_async_transport(config.egress),
         }
         if auth is not None:
             kwargs["auth"] = auth

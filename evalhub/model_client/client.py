@@ -20,6 +20,7 @@ import httpx
 import openai
 from openai.types.chat import ChatCompletion
 
+from evalhub.egress import EgressRefused, guarded_transport
 from evalhub.model_client.config import ProviderConfig, RetryPolicy
 from evalhub.model_client.errors import (
     ErrorKind,
@@ -58,7 +59,12 @@ class ProviderClient:
         transport = config.transport or (OfflineTransport() if is_offline_url(config.base_url) else None)
         # The offline model is deterministic: what failed once fails again, so it gets one attempt.
         self._retry = RetryPolicy(max_attempts=1) if is_offline_url(config.base_url) else config.retry
-        http_client = httpx.Client(transport=transport, follow_redirects=True) if transport else None
+        http_client: Any = (
+            httpx.Client(transport=transport, follow_redirects=True)
+            if transport
+            # The SDK's own client and defaults, connecting only to addresses the provider's policy allows.
+            else openai.DefaultHttpxClient(transport=guarded_transport(config.egress))
+        )
         # OpenAI-Organization/-Project would otherwise come from the worker's environment and go to any host.
         default_headers = {"OpenAI-Organization": openai.omit, "OpenAI-Project": openai.omit, **config.extra_headers}
         self._sdk = openai.OpenAI(
@@ -68,7 +74,7 @@ class ProviderClient:
             timeout=config.timeout,
             max_retries=0,
             default_headers=cast(Mapping[str, str], default_headers),
-            http_client=cast(Any, http_client),
+            http_client=http_client,
         )
         has_own_auth = any(name.lower() == "authorization" for name in config.extra_headers)
         # A local server without a key gets no Authorization header at all.
@@ -140,8 +146,9 @@ class ProviderClient:
         elapsed = time.monotonic() - attempts.started
         if isinstance(error, openai.APIStatusError):
             return from_status_error(error, config=self.config, model=model, attempts=attempts.count, elapsed=elapsed)
-        if isinstance(error, openai.APIError | ValueError):
-            # ValueError: a body that is not JSON, or JSON the SDK cannot read as a completion.
+        if isinstance(error, openai.APIError | ValueError | EgressRefused):
+            # ValueError: a body that is not JSON, or JSON the SDK cannot read as a completion. EgressRefused: the
+            # transport would not connect to the address (the SDK lets it through unwrapped; it is never retried).
             return from_transport_error(
                 error, config=self.config, timeout=attempts.last_timeout, attempts=attempts.count
             )

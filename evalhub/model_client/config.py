@@ -9,6 +9,8 @@ from decimal import Decimal
 
 import httpx
 
+from evalhub.egress import PRIVATE_ALLOWED, EgressPolicy
+
 DEFAULT_TIMEOUT_SECONDS = 60.0
 
 # Header names whose values are credentials (Azure's `api-key`, Anthropic's `x-api-key`, bearer tokens...).
@@ -64,7 +66,8 @@ class ProviderConfig:
 
     `api_key` may be empty for local servers; then no Authorization header is sent. `timeout` is per call
     (per attempt), in seconds. `transport` replaces the network, e.g. with the offline model's transport;
-    a base URL on the host `evalhub-offline.local` gets that transport without asking.
+    a base URL on the host `evalhub-offline.local` gets that transport without asking. Otherwise every connection
+    goes through a transport that applies `egress` to the address it connects to (redirects included).
     """
 
     name: str
@@ -75,6 +78,7 @@ class ProviderConfig:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     price_overrides: Mapping[str, ModelPrice] = field(default_factory=dict)
     transport: httpx.BaseTransport | None = field(default=None, compare=False)
+    egress: EgressPolicy = field(default=PRIVATE_ALLOWED, compare=False)
 
     def __post_init__(self) -> None:
         if self.timeout <= 0:

@@ -13,6 +13,7 @@ from typing import Any
 
 import openai
 
+from evalhub.egress import EgressRefused
 from evalhub.model_client.config import ProviderConfig
 
 
@@ -144,7 +145,8 @@ def from_status_error(
 
 
 def from_transport_error(exc: Exception, *, config: ProviderConfig, timeout: float, attempts: int) -> ProviderError:
-    """Timeouts, refused connections and answers that are not OpenAI-compatible JSON."""
+    """Timeouts, refused connections (by the server, or by EvalHub's egress policy) and answers that are not
+    OpenAI-compatible JSON."""
     base = config.base_url.rstrip("/")
     if isinstance(exc, openai.APITimeoutError):
         if timeout < config.timeout:
@@ -152,6 +154,8 @@ def from_transport_error(exc: Exception, *, config: ProviderConfig, timeout: flo
         else:
             limit = f"{timeout:g} s (the per-call timeout)"
         return ProviderError(ErrorKind.TIMEOUT, f"no answer from {base} within {limit}", attempts=attempts)
+    if isinstance(exc, EgressRefused):
+        return ProviderError(ErrorKind.BAD_URL, f"refused to connect to {base}: {exc}", attempts=attempts)
     if isinstance(exc, openai.APIConnectionError):
         reason = config.redact(_root_cause(exc))
         return ProviderError(

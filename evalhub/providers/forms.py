@@ -15,7 +15,8 @@ from django import forms
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from evalhub import vault
+from evalhub import outbound, vault
+from evalhub.egress import origin, url_refusal
 from evalhub.model_client.config import is_secret_header
 from evalhub.providers.model_choices import model_choices, model_value, parse_model_value
 from evalhub.providers.models import Provider, SiteSettings
@@ -85,7 +86,9 @@ class ProviderForm(forms.ModelForm):
         strip=True,
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off", "spellcheck": "false"}),
         help_text="Stored encrypted and never shown again. Or type ${ENV_VAR} to read it from that environment "
-        "variable of the web app and the worker (nothing is stored). Leave empty for a local server without keys.",
+        "variable of the web app and the worker (nothing is stored; an operator must allow the variable in "
+        "EVALHUB_SECRET_ENV_ALLOWLIST). Leave empty for a local server without keys. Changing the base URL's scheme, "
+        "host or port removes the stored key and secret headers unless you type them again in the same save.",
     )
     clear_api_key = forms.BooleanField(label="Remove the stored API key", required=False)
     headers_text = SecretHeadersField(
@@ -129,6 +132,8 @@ class ProviderForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["base_url"].help_text = _base_url_help()
         provider: Provider = self.instance
+        self.dropped_secrets: list[str] = []
+        self.moved = False
         self.fields["name"].widget.attrs["placeholder"] = "OpenAI, Ollama on my laptop…"
         try:
             self.stored = provider.secrets()
@@ -166,6 +171,10 @@ class ProviderForm(forms.ModelForm):
             raise forms.ValidationError("Put credentials in the API key or a header, not in the URL.")
         if parts.query or parts.fragment:
             raise forms.ValidationError("Leave out ?query and #fragment; Azure's api-version goes in a header.")
+        if (refusal := url_refusal(url, outbound.egress_policy(owner_is_staff=True))) is not None:
+            raise forms.ValidationError(refusal)  # a provider is staff's (see Provider.to_config)
+        # Another scheme, host or port: the stored secrets were given for the old address (cleaned before them).
+        self.moved = bool(self.instance.pk) and origin(url) != origin(self.instance.base_url)
         return url
 
     def clean_api_key(self) -> str:
@@ -174,6 +183,9 @@ class ProviderForm(forms.ModelForm):
             raise forms.ValidationError("An environment variable reference looks like ${OPENAI_API_KEY}.")
         if any(ch.isspace() for ch in key):
             raise forms.ValidationError("An API key has no spaces or line breaks; paste it again.")
+        # Only staff reach this form (providers/views.py).
+        if problems := vault.reference_problems({"API key": key}, is_staff=True):
+            raise forms.ValidationError(problems)
         return key
 
     def clean_headers_text(self) -> dict[str, str]:
@@ -193,6 +205,8 @@ class ProviderForm(forms.ModelForm):
                 problems.append(f"Line {number}: {name} is set by EvalHub itself.")
             elif name.lower() in {n.lower() for n in headers}:
                 problems.append(f"Line {number}: {name} is given twice.")
+            elif value == MASK and self.moved and name.lower() in stored:
+                self.dropped_secrets.append(f"header {name}")
             elif value == MASK:
                 if name.lower() not in stored:
                     problems.append(
@@ -204,6 +218,7 @@ class ProviderForm(forms.ModelForm):
             elif not value:
                 problems.append(f"Line {number}: {name} has no value.")
             else:
+                problems += vault.reference_problems({f"Line {number}: {name}": value}, is_staff=True)
                 headers[name] = value
         if problems:
             raise _line_error(problems)
@@ -294,8 +309,9 @@ class ProviderForm(forms.ModelForm):
         secret = {n: v for n, v in headers.items() if is_secret_header(n) or vault.env_reference(v)}
         provider.headers = {n: v for n, v in headers.items() if n not in secret}
         api_key = self.cleaned_data["api_key"]
-        if not api_key and not self.cleaned_data.get("clear_api_key"):
-            api_key = self.stored["api_key"]
+        if not api_key and not self.cleaned_data.get("clear_api_key") and self.stored["api_key"]:
+            api_key = "" if self.moved else self.stored["api_key"]
+            self.dropped_secrets += ["API key"] if self.moved else []
         provider.set_secrets(api_key=api_key, headers=secret)
         provider.model_names = self.cleaned_data["models_text"]
         provider.price_overrides = self.cleaned_data["prices_text"]

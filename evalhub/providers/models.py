@@ -8,11 +8,13 @@ from typing import Any
 
 from django.db import models
 
-from evalhub import vault
+from evalhub import outbound, vault
 from evalhub.model_client.config import ModelPrice, ProviderConfig
 
 OFFLINE_BASE_URL = "http://evalhub-offline.local/v1"
 OFFLINE_MODEL = "evalhub-offline"
+OPENAI_KEY_VARIABLE = "OPENAI_API_KEY"
+BUILTIN_KEY_REFERENCES = frozenset({OPENAI_KEY_VARIABLE})
 OPENAI_DEFAULT_MODELS = ["gpt-4.1-mini", "gpt-4.1", "gpt-4o-mini", "gpt-4o", "o4-mini"]
 
 
@@ -65,13 +67,17 @@ class Provider(models.Model):
 
     def to_config(self) -> ProviderConfig:
         data = self.secrets()
+        # The built-in OpenAI provider reads OPENAI_API_KEY by design; no other record may reference it.
+        builtin = BUILTIN_KEY_REFERENCES if self.is_builtin else frozenset()
         return ProviderConfig(
             name=self.name,
             base_url=self.base_url,
-            api_key=vault.reveal(data["api_key"]) if data["api_key"] else "",
+            api_key=vault.reveal(data["api_key"], builtin=builtin) if data["api_key"] else "",
             extra_headers={**self.headers, **{k: vault.reveal(v) for k, v in data["headers"].items()}},
             timeout=self.timeout,
             price_overrides=self.model_prices(),
+            # Only staff create and change providers (providers/views.py): theirs may reach local model servers.
+            egress=outbound.egress_policy(owner_is_staff=True),
         )
 
     def model_prices(self) -> dict[str, ModelPrice]:
@@ -89,12 +95,12 @@ def ensure_builtin_providers() -> None:
         is_builtin=True,
         defaults={"name": "EvalHub offline", "base_url": OFFLINE_BASE_URL, "model_names": [OFFLINE_MODEL]},
     )
-    if os.environ.get("OPENAI_API_KEY") and not Provider.objects.filter(name="OpenAI").exists():
+    if os.environ.get(OPENAI_KEY_VARIABLE) and not Provider.objects.filter(name="OpenAI").exists():
         provider = Provider(
             name="OpenAI", base_url="https://api.openai.com/v1", model_names=OPENAI_DEFAULT_MODELS, is_builtin=True
         )
         # A reference, not a copy: the key stays in the environment and follows it when it changes.
-        provider.set_secrets(api_key="${OPENAI_API_KEY}", headers={})
+        provider.set_secrets(api_key=f"${{{OPENAI_KEY_VARIABLE}}}", headers={})
         provider.save()
 
 

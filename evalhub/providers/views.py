@@ -24,6 +24,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evalhub.htmx import HtmxHttpRequest
+from evalhub.outbound import dropped_secrets_message
 from evalhub.providers import services as provider_services
 from evalhub.providers.forms import ProviderForm, SiteSettingsForm
 from evalhub.providers.models import Provider, SiteSettings, ensure_builtin_providers
@@ -181,6 +182,8 @@ def provider_edit(request: HttpRequest, provider_id: int) -> HttpResponse:
         provider = form.save()
         _warn_missing_env(request, provider)
         messages.success(request, f"Saved provider “{provider.name}”.")
+        if form.dropped_secrets:
+            messages.warning(request, dropped_secrets_message(form.dropped_secrets))
         return redirect(reverse("settings") + f"#provider-{provider.pk}")
     return _render_form(request, form, provider)
 

@@ -72,9 +72,18 @@ class ServerIn(Schema):
     args: list[str] = []
     cwd: str = Field("", max_length=1000)
     env: dict[str, str] = {}
-    url: str = Field("", max_length=2000)
+    url: str = Field(
+        "",
+        max_length=2000,
+        description="http:// or https://. Link-local and cloud metadata addresses are refused; loopback and "
+        "private-network ones need a staff account unless the operator set EVALHUB_ALLOW_PRIVATE_URLS.",
+    )
     headers: dict[str, str] = {}
-    bearer_token: str = Field("", description="Write-only. `${VAR}` references an environment variable.")
+    bearer_token: str = Field(
+        "",
+        description="Write-only. Staff may give `${VAR}` instead: an environment variable an operator allowed in "
+        "EVALHUB_SECRET_ENV_ALLOWLIST.",
+    )
     secret_headers: dict[str, str] = Field({}, description="Write-only headers, e.g. X-Api-Key.")
     secret_env: dict[str, str] = Field({}, description="Write-only environment variables (stdio).")
     protocol_mode: ProtocolMode = "auto"
@@ -83,7 +92,11 @@ class ServerIn(Schema):
 
 
 class ServerPatch(Schema):
-    """Only the fields sent change. Secrets: omit to keep, send a value to replace, send "" / {} to clear."""
+    """Only the fields sent change. Secrets: omit to keep, send a value to replace, send "" / {} to clear.
+
+    A `url` with another scheme, host or port drops the stored bearer token, secret headers and secret
+    environment variables (they were given for the old address) unless the same request sends them again.
+    """
 
     name: str | None = Field(None, min_length=1, max_length=120)
     description: str | None = None
@@ -92,7 +105,11 @@ class ServerPatch(Schema):
     args: list[str] | None = None
     cwd: str | None = Field(None, max_length=1000)
     env: dict[str, str] | None = None
-    url: str | None = Field(None, max_length=2000)
+    url: str | None = Field(
+        None,
+        max_length=2000,
+        description="A new scheme, host or port drops the stored secrets unless this request sends them again.",
+    )
     headers: dict[str, str] | None = None
     bearer_token: str | None = None
     secret_headers: dict[str, str] | None = None
@@ -211,7 +228,8 @@ def _save(server: McpServer | None, values: dict[str, Any], request: HttpRequest
                 data.update({clear: "on" for _, _, clear in stored_rows[kind]})
         if values.get("bearer_token") == "":
             data["clear_bearer_token"] = "on"  # noqa: S105 (a checkbox, not a password)
-    form = ServerForm(data, instance=server, is_staff=is_admin)
+    user_is_staff = bool(getattr(principal(request).user, "is_staff", False))
+    form = ServerForm(data, instance=server, is_staff=is_admin, user_is_staff=user_is_staff)
     if not form.is_valid():
         raise form_errors(form, FORM_FIELDS)
     saved = form.save(commit=False)
@@ -302,7 +320,8 @@ def inspect_server(request: HttpRequest, server_id: int) -> dict[str, Any]:
     """Connect, list its tools, resources and prompts, and keep the tools as a snapshot.
 
     A server that cannot be reached answers 422 SERVER_UNREACHABLE with `details.kind` (e.g. connect_timeout,
-    command_not_found, auth_failed) and the tail of its stderr.
+    command_not_found, auth_failed, address_refused when its URL resolves to an address EvalHub does not connect
+    to) and the tail of its stderr.
     """
     inspection = server_inspect(server=_get(server_id))
     data = inspection.to_dict()

@@ -6,6 +6,7 @@ Line problems name the line and never quote a value: the value may be a secret.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,7 @@ from django import forms
 
 from evalhub import vault
 
+MASK = "••••"
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
 # Set by the MCP client from the request itself; a user's value would break the transport.
@@ -94,6 +96,31 @@ def textarea(placeholder: str, rows: int = 3) -> forms.Textarea:
 
 def secret_input(**attrs: str) -> forms.PasswordInput:
     return forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password", **attrs})
+
+
+def add_secret_rows(fields: dict[str, forms.Field], stored: dict[str, Any]) -> dict[str, list[tuple[str, str, str]]]:
+    """A replace field and a remove box for each stored secret variable and header, added to `fields`; returns
+    {kind: [(secret name, value field, remove field)]}. Field names are hashes: a secret's name may be anything."""
+    rows: dict[str, list[tuple[str, str, str]]] = {"env": [], "headers": []}
+    for kind, noun in (("env", "variable"), ("headers", "header")):
+        for secret_name in stored[kind]:
+            key = f"secret_{kind}_{hashlib.sha256(secret_name.encode()).hexdigest()[:10]}"
+            fields[key] = forms.CharField(
+                label=f"New value for {secret_name}",
+                required=False,
+                widget=secret_input(
+                    placeholder=f"{MASK} set — type to replace",
+                    spellcheck="false",
+                    **{"aria-label": f"New value for {secret_name}"},
+                ),
+            )
+            fields[f"{key}_clear"] = forms.BooleanField(
+                label=f"Remove {noun} {secret_name}",
+                required=False,
+                widget=forms.CheckboxInput(attrs={"aria-label": f"Remove {noun} {secret_name}"}),
+            )
+            rows[kind].append((secret_name, key, f"{key}_clear"))
+    return rows
 
 
 @dataclass

@@ -8,7 +8,6 @@ typed are dropped too (names stay), so a page never carries a credential.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from typing import Any
@@ -16,12 +15,15 @@ from urllib.parse import urlsplit
 
 from django import forms
 
-from evalhub import vault
+from evalhub import outbound, vault
+from evalhub.egress import EgressPolicy, origin, url_refusal
 from evalhub.mcp_client.config import ALWAYS_SECRET_HEADERS
 from evalhub.servers.form_parts import (
+    MASK,
     Fieldset,
     SecretLinesField,
     SecretRow,
+    add_secret_rows,
     looks_secret_env,
     parse_lines,
     secret_input,
@@ -30,10 +32,9 @@ from evalhub.servers.form_parts import (
 from evalhub.servers.models import McpServer
 from evalhub.vault import SecretUnavailable
 
-MASK = "••••"
 STORED_ENCRYPTED_NOTE = (
-    "Stored encrypted and never shown again. A value may be ${ENV_VAR}: EvalHub then reads that environment "
-    "variable of its web app and worker when it connects, and stores nothing secret."
+    "Stored encrypted and never shown again. Staff may give ${ENV_VAR} instead, for a variable an operator allowed "
+    "in EVALHUB_SECRET_ENV_ALLOWLIST: EvalHub then reads it from its web app's and worker's environment."
 )
 
 
@@ -67,7 +68,9 @@ class ServerForm(forms.ModelForm):
         widget=forms.TextInput(
             attrs={"placeholder": "https://example.com/mcp", "class": "mono", "spellcheck": "false"}
         ),
-        help_text="Streamable HTTP endpoints usually end in /mcp, SSE ones in /sse.",
+        help_text="Streamable HTTP endpoints usually end in /mcp, SSE ones in /sse. Changing the scheme, host or "
+        "port removes the stored bearer token and secret headers (they were meant for the old address) unless you "
+        "type them again in the same save.",
     )
     headers_text = forms.CharField(
         label="Extra headers",
@@ -138,10 +141,13 @@ class ServerForm(forms.ModelForm):
         }
         error_messages = {"name": {"unique": "A server with this name already exists; choose another name."}}
 
-    def __init__(self, *args: Any, is_staff: bool, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, is_staff: bool, user_is_staff: bool | None = None, **kwargs: Any) -> None:
+        # is_staff: may save stdio servers (the API also wants a scope); user_is_staff: ${VAR} and private URLs.
         super().__init__(*args, **kwargs)
         server: McpServer = self.instance
         self.allows_stdio = is_staff
+        self.user_is_staff = is_staff if user_is_staff is None else user_is_staff
+        self.dropped_secrets: list[str] = []
         transport = self.fields["transport"]
         assert isinstance(transport, forms.ChoiceField)
         transport.choices = [
@@ -159,25 +165,7 @@ class ServerForm(forms.ModelForm):
             # SECRET_KEY changed: the old secrets cannot be read; saving replaces them.
             self.stored = {"bearer_token": "", "env": {}, "headers": {}}
             self.secrets_lost = True
-        self._rows: dict[str, list[tuple[str, str, str]]] = {"env": [], "headers": []}
-        for kind, noun in (("env", "variable"), ("headers", "header")):
-            for secret_name in self.stored[kind]:
-                key = f"secret_{kind}_{hashlib.sha256(secret_name.encode()).hexdigest()[:10]}"
-                self.fields[key] = forms.CharField(
-                    label=f"New value for {secret_name}",
-                    required=False,
-                    widget=secret_input(
-                        placeholder=f"{MASK} set — type to replace",
-                        spellcheck="false",
-                        **{"aria-label": f"New value for {secret_name}"},
-                    ),
-                )
-                self.fields[f"{key}_clear"] = forms.BooleanField(
-                    label=f"Remove {noun} {secret_name}",
-                    required=False,
-                    widget=forms.CheckboxInput(attrs={"aria-label": f"Remove {noun} {secret_name}"}),
-                )
-                self._rows[kind].append((secret_name, key, f"{key}_clear"))
+        self._rows = add_secret_rows(self.fields, self.stored)
         if self.stored["bearer_token"]:
             self.fields["bearer_token"].widget.attrs["placeholder"] = f"{MASK} set — type to replace"
             self.fields["bearer_token"].label = "New bearer token"
@@ -286,6 +274,7 @@ class ServerForm(forms.ModelForm):
         if self._transport() != "stdio":
             return {}
         env, problems = parse_lines(self.cleaned_data["secret_env_text"], separator="=", kind="env", secret=True)
+        problems += vault.reference_problems(env, is_staff=self.user_is_staff)
         if problems:
             raise forms.ValidationError(problems)
         return env
@@ -301,7 +290,17 @@ class ServerForm(forms.ModelForm):
             raise forms.ValidationError("Start with http:// or https:// and a host, e.g. https://example.com/mcp.")
         if parts.username or parts.password:
             raise forms.ValidationError("Leave credentials out of the URL: use Bearer token or Secret headers.")
+        if (refusal := url_refusal(url, self._egress(url))) is not None:
+            raise forms.ValidationError(refusal)
         return url
+
+    def _egress(self, url: str) -> EgressPolicy:
+        """As its creator may (McpServer.to_config), and as the user saving it may when they move it."""
+        server: McpServer = self.instance
+        owner_is_staff = server.owner_is_staff if server.pk else self.user_is_staff
+        if server.pk and origin(url) != origin(server.url):
+            owner_is_staff = owner_is_staff and self.user_is_staff
+        return outbound.egress_policy(owner_is_staff=owner_is_staff)
 
     def clean_headers_text(self) -> dict[str, str]:
         if self._transport() not in ("http", "sse"):
@@ -321,6 +320,7 @@ class ServerForm(forms.ModelForm):
             return {}
         text = self.cleaned_data["secret_headers_text"]
         headers, problems = parse_lines(text, separator=":", kind="header", secret=True)
+        problems += vault.reference_problems(headers, is_staff=self.user_is_staff)
         if problems:
             raise forms.ValidationError(problems)
         return headers
@@ -333,11 +333,16 @@ class ServerForm(forms.ModelForm):
             raise forms.ValidationError("An environment variable reference looks like ${MY_TOKEN}.")
         if any(ch.isspace() for ch in token):
             raise forms.ValidationError("A token has no spaces or line breaks; paste it again.")
+        if problems := vault.reference_problems({"Bearer token": token}, is_staff=self.user_is_staff):
+            raise forms.ValidationError(problems)
         return token
 
     def clean(self) -> dict[str, Any] | None:
         cleaned = super().clean()
         transport = self._transport()
+        # Stored secrets were given for one address: a new scheme, host or port must not receive them.
+        url = self.cleaned_data.get("url")
+        self.moved = bool(self.instance.pk) and url is not None and origin(url) != origin(self.instance.url)
         self.secret_values: dict[str, Any] = {"bearer_token": "", "env": {}, "headers": {}}
         if transport == "stdio":
             secret = self._merged("env", self.cleaned_data.get("secret_env_text") or {})
@@ -352,8 +357,9 @@ class ServerForm(forms.ModelForm):
             if both:
                 self.add_error("headers_text", f"{', '.join(both)} is also a secret header; keep one of the two.")
             token = self.cleaned_data.get("bearer_token") or ""
-            if not token and not self.cleaned_data.get("clear_bearer_token"):
-                token = self.stored["bearer_token"]
+            if not token and not self.cleaned_data.get("clear_bearer_token") and self.stored["bearer_token"]:
+                token = "" if self.moved else self.stored["bearer_token"]
+                self.dropped_secrets += ["Bearer token"] if self.moved else []
             if token and "authorization" in {name.lower() for name in secret}:
                 self.add_error(
                     "secret_headers_text", "Give either a bearer token or an Authorization header, not both."
@@ -370,6 +376,11 @@ class ServerForm(forms.ModelForm):
             new = (self.cleaned_data.get(value_key) or "").strip()
             if new.startswith("${") and vault.env_reference(new) is None:
                 self.add_error(value_key, f"{name}: an environment variable reference looks like ${{MY_TOKEN}}.")
+            for problem in vault.reference_problems({name: new}, is_staff=self.user_is_staff):
+                self.add_error(value_key, problem)
+            if not new and self.moved:
+                self.dropped_secrets.append(f"{'env' if kind == 'env' else 'header'} {name}")
+                continue
             merged[name] = new or self.stored[kind][name]
         added_keys = {name.lower() if kind == "headers" else name: name for name in added}
         merged = {n: v for n, v in merged.items() if (n.lower() if kind == "headers" else n) not in added_keys}

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from evalhub import vault
+from evalhub import outbound, vault
 from evalhub.mcp_client.config import ServerConfig
 from evalhub.mcp_client.snapshot import tools_hash
 
@@ -91,6 +91,12 @@ class McpServer(models.Model):
         names += [f"env {name}" for name in sorted(data["env"])]
         return names
 
+    @property
+    def owner_is_staff(self) -> bool:
+        """Whether the user who added the server is staff; its connections may then reach private networks.
+        A server whose creator is gone (or unknown) is not."""
+        return bool(self.created_by is not None and self.created_by.is_staff)
+
     def to_config(self) -> ServerConfig:
         """The connection settings with secrets revealed, for the one process that connects now."""
         data = self.secrets()
@@ -111,6 +117,8 @@ class McpServer(models.Model):
             protocol_mode=self.protocol_mode,  # type: ignore[arg-type]
             secret_env_keys=frozenset(secret_env),
             secret_header_keys=frozenset(secret_headers),
+            # stdio servers start a process; they reach no address of their own choosing through EvalHub.
+            egress=outbound.egress_policy(owner_is_staff=self.is_stdio or self.owner_is_staff),
         )
 
     # Tool snapshots ----------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from evalhub.htmx import HtmxHttpRequest
 from evalhub.mcp_client.errors import McpConnectionError
 from evalhub.mcp_client.quality import QualityReport, quality_report
 from evalhub.mcp_client.snapshot import ToolsDiff, diff_tools
+from evalhub.outbound import dropped_secrets_message
 from evalhub.servers import services
 from evalhub.servers.forms import ServerForm
 from evalhub.servers.models import McpServer, ToolSnapshot
@@ -137,6 +138,8 @@ def server_edit(request: HttpRequest, server_id: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         server = form.save()
         messages.success(request, f"Saved “{server.name}”. Inspect it again to check the new settings.")
+        if form.dropped_secrets:
+            messages.warning(request, dropped_secrets_message(form.dropped_secrets))
         return redirect("server_detail", server_id=server.pk)
     return render(request, "evalhub/server_form.html", {"section": "servers", "form": form, "server": server})
 

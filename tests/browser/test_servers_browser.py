@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import override_settings
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
@@ -32,6 +33,7 @@ def inspect_and_list_tools(page: Page) -> list[str]:
 
 @pytest.mark.browser
 class ServerBrowserTests:
+    @override_settings(EVALHUB_SECRET_ENV_ALLOWLIST=["BROWSER_DEMO_TOKEN"])
     def test_register_and_inspect_the_demo_server_over_stdio_and_http(
         self,
         page: Page,
@@ -41,7 +43,7 @@ class ServerBrowserTests:
         monkeypatch: pytest.MonkeyPatch,
     ) -> None:
         # A secret given as ${NAME}: the live server runs in this process, so it reads this variable.
-        monkeypatch.setenv("EVALHUB_BROWSER_DEMO_TOKEN", "browser-demo-token")
+        monkeypatch.setenv("BROWSER_DEMO_TOKEN", "browser-demo-token")
         log_in(page, live_server)
         page.goto(f"{live_server.url}/servers/")
         screenshot(page, "servers-empty")
@@ -53,7 +55,7 @@ class ServerBrowserTests:
         page.get_by_label("Command", exact=True).fill(PYTHON)
         page.get_by_label("Arguments").fill("-m\nevalhub.demo_server")
         page.get_by_label("Working directory").fill(str(PROJECT_DIR))
-        page.get_by_label("Secret environment variables").fill("DEMO_TOKEN=${EVALHUB_BROWSER_DEMO_TOKEN}")
+        page.get_by_label("Secret environment variables").fill("DEMO_TOKEN=${BROWSER_DEMO_TOKEN}")
         screenshot(page, "server-form-stdio")
         page.get_by_role("button", name="Add server").click()
         expect(page.locator("h1")).to_have_text("Demo over stdio")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 from evalhub.providers.models import Provider, offline_provider
 from tests.base import make_scripted_provider
@@ -134,17 +134,21 @@ class ProviderTestButtonTests:
 
         assert re.search(r"OK</span> answered in <strong>\d+ ms</strong>", response.content.decode())
 
+    @override_settings(EVALHUB_SECRET_ENV_ALLOWLIST=["MISSING_KEY_FOR_TESTS"])
     def test_a_missing_environment_variable_is_explained(
-        self, alice_client: Client, scripted: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+        self,
+        alice_client: Client,
+        scripted: ScriptedServer,
+        monkeypatch: pytest.MonkeyPatch,
     ) -> None:
-        monkeypatch.delenv("EVALHUB_TEST_MISSING_KEY", raising=False)
+        monkeypatch.delenv("MISSING_KEY_FOR_TESTS", raising=False)
         provider = make_scripted_provider(scripted.base_url)
-        provider.set_secrets(api_key="${EVALHUB_TEST_MISSING_KEY}", headers={})
+        provider.set_secrets(api_key="${MISSING_KEY_FOR_TESTS}", headers={})
         provider.save()
 
         response = press_test(alice_client, provider)
 
-        assert "The environment variable EVALHUB_TEST_MISSING_KEY is not set" in text(response)
+        assert "The environment variable MISSING_KEY_FOR_TESTS is not set" in text(response)
         assert scripted.received == []
 
     def test_without_htmx_it_redirects_with_a_message(self, alice_client: Client, scripted: ScriptedServer) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client, RequestFactory
+from django.test import Client, RequestFactory, override_settings
 
 from evalhub.providers.models import Provider, SiteSettings, offline_provider
 from evalhub.providers.views import provider_create
@@ -63,12 +63,14 @@ class ProviderCreateTests:
         config = provider.to_config()
         assert config.api_key == KEY and config.extra_headers["api-key"] == HEADER_SECRET
 
+    @override_settings(EVALHUB_SECRET_ENV_ALLOWLIST=["MY_LLM_KEY"])
     def test_an_environment_reference_stores_no_key(self, alice_client: Client) -> None:
         alice_client.post("/settings/providers/new/", form_data(api_key="${MY_LLM_KEY}"))
 
         provider = Provider.objects.get(name="Ollama on my laptop")
         assert provider.secrets()["api_key"] == "${MY_LLM_KEY}"
 
+    @override_settings(EVALHUB_SECRET_ENV_ALLOWLIST=["NOT_SET_*"])
     def test_a_reference_to_an_unset_variable_saves_with_a_warning(self, alice_client: Client) -> None:
         response = alice_client.post("/settings/providers/new/", form_data(api_key="${NOT_SET_ANYWHERE}"), follow=True)
 
@@ -180,6 +182,7 @@ class ProviderHeaderTests:
 
         assert error in response.content.decode()
 
+    @override_settings(EVALHUB_SECRET_ENV_ALLOWLIST=["TEAM_ID"])
     def test_an_environment_reference_in_any_header_is_sealed(self, alice_client: Client) -> None:
         alice_client.post("/settings/providers/new/", form_data(headers_text="X-Team: ${TEAM_ID}"))
 

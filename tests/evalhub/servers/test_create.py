@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 from evalhub.servers.models import McpServer
 from tests.base import PROJECT_DIR, PYTHON
@@ -34,7 +34,7 @@ def http_data(**overrides: Any) -> dict[str, Any]:
     data = {
         "name": "Demo over HTTP",
         "transport": "http",
-        "url": "http://127.0.0.1:8765/mcp",
+        "url": "https://mcp.example.com/mcp",
         "headers_text": "X-Tenant: acme",
         "secret_headers_text": "X-Api-Key: key-123456",
         "bearer_token": TOKEN,
@@ -78,7 +78,7 @@ class ServerCreateTests:
 
         server = McpServer.objects.get(name="Demo over HTTP")
         assert response.status_code == 302
-        assert server.url == "http://127.0.0.1:8765/mcp"
+        assert server.url == "https://mcp.example.com/mcp"
         assert server.headers == {"X-Tenant": "acme"}
         assert server.secrets() == {"bearer_token": TOKEN, "env": {}, "headers": {"X-Api-Key": "key-123456"}}
         config = server.to_config()
@@ -100,10 +100,12 @@ class ServerCreateTests:
         server = McpServer.objects.get(name="Demo over HTTP")
         assert (server.command, server.args, server.env) == ("", [], {})
 
+    @override_settings(EVALHUB_SECRET_ENV_ALLOWLIST=["DEMO_TOKEN_FOR_TESTS"])
     def test_an_environment_variable_reference_is_stored_as_a_reference(self, alice_client: Client) -> None:
-        alice_client.post("/servers/new/", stdio_data(secret_env_text="DEMO_TOKEN=${EVALHUB_TEST_DEMO_TOKEN}"))
 
-        assert McpServer.objects.get().secrets()["env"] == {"DEMO_TOKEN": "${EVALHUB_TEST_DEMO_TOKEN}"}
+        alice_client.post("/servers/new/", stdio_data(secret_env_text="DEMO_TOKEN=${DEMO_TOKEN_FOR_TESTS}"))
+
+        assert McpServer.objects.get().secrets()["env"] == {"DEMO_TOKEN": "${DEMO_TOKEN_FOR_TESTS}"}
 
     def test_non_staff_do_not_get_the_stdio_choice(self, bob_client: Client) -> None:
         response = bob_client.get("/servers/new/")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 from evalhub.servers.models import McpServer
 from tests.base import make_demo_server
@@ -88,6 +88,7 @@ class ServerEditTests:
         server.refresh_from_db()
         assert server.secrets()["bearer_token"] == "tok-new"
 
+    @override_settings(EVALHUB_SECRET_ENV_ALLOWLIST=["DEMO_TOKEN_FROM_ENV"])
     def test_staff_edit_a_stdio_servers_secret_env(self, alice_client: Client) -> None:
         server = make_demo_server()
         server.set_secrets(bearer_token="", env={"DEMO_TOKEN": ENV_SECRET}, headers={})

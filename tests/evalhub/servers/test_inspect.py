@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 from django.utils.html import escape
 
@@ -55,7 +56,9 @@ def status_401_url() -> Iterator[str]:
 
 
 def http_server(url: str, **fields: Any) -> McpServer:
+    """An HTTP server that alice (staff) registered: servers on 127.0.0.1 are staff's to add."""
     server = McpServer(name=fields.pop("name", "Demo over HTTP"), transport="http", url=url, connect_timeout=10)
+    server.created_by = User.objects.get(username="alice")
     for name, value in fields.items():
         setattr(server, name, value)
     server.set_secrets(bearer_token=TOKEN, env={}, headers={})
