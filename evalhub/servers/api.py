@@ -271,9 +271,8 @@ def update_server(request: HttpRequest, server_id: int, payload: ServerPatch) ->
     data = payload.dict(exclude_unset=True)
     if server.is_stdio or data.get("transport") == McpServer.Transport.STDIO:
         require_admin(request, "Changing a stdio server")
+    # null means "unchanged" for every field, secrets included (`patched` leaves them out of `values`).
     values = patched(_current(server), data)
-    if "bearer_token" in data and data["bearer_token"] is None:
-        del values["bearer_token"]
     with transaction.atomic():
         server = _save(server, values, request)
     return server_out(server)

@@ -76,6 +76,15 @@ class ScenarioCreateTests:
 
         assert "server_id" in error["details"]["fields"]
 
+    def test_a_boolean_is_not_an_id(self, writer_api: Client) -> None:
+        # pydantic would read true as 1 and pick whichever server has id 1.
+        make_demo_server(pk=1)
+
+        error = assert_error(post(writer_api, "/api/v1/scenarios", new_scenario(True)), 400, "VALIDATION_ERROR")
+
+        assert error["message"] == "body.payload.server_id: Value error, an id is a number, not true"
+        assert not Scenario.objects.exists()
+
     def test_a_missing_field_is_a_validation_error(self, writer_api: Client) -> None:
         error = assert_error(post(writer_api, "/api/v1/scenarios", {"name": "x"}), 400, "VALIDATION_ERROR")
 
