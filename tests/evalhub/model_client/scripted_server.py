@@ -23,6 +23,9 @@ class Answer:
     body: Any = None  # a dict or list is sent as JSON, a str as text/html
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    # Seconds between bytes: the whole response, status line first, goes out one byte at a time (a provider that
+    # keeps every read alive while never finishing in time).
+    drip: float = 0.0
 
 
 @dataclass
@@ -89,6 +92,8 @@ class ScriptedServer:
         else:
             payload, content_type = str(answer.body or "").encode(), "text/html"
         try:
+            if answer.drip:
+                handler.wfile = _Drip(handler.wfile, answer.drip)  # type: ignore[assignment]
             handler.send_response(answer.status)
             handler.send_header("Content-Type", content_type)
             handler.send_header("Content-Length", str(len(payload)))
@@ -98,6 +103,24 @@ class ScriptedServer:
             handler.wfile.write(payload)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up first (a timeout test)
+
+
+class _Drip:
+    """A response writer that sends one byte, waits, sends the next."""
+
+    def __init__(self, inner: Any, interval: float) -> None:
+        self._inner = inner
+        self._interval = interval
+
+    def write(self, data: bytes) -> int:
+        for index in range(len(data)):
+            self._inner.write(data[index : index + 1])
+            self._inner.flush()
+            time.sleep(self._interval)
+        return len(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)  # flush, close, closed: the handler's own writer does those
 
 
 def completion(
