@@ -91,14 +91,28 @@ async def from_exception(
     if ctx.http is not None and (_find(exc, httpx2.TransportError) or _find(exc, OSError)):
         return _from_network(exc, ctx, phase=phase)
     if isinstance(exc, ValidationError):
-        first = exc.errors()[0]["msg"] if exc.errors() else str(exc)
-        return ctx.error(ErrorKind.PROTOCOL_ERROR, f"The server's answer to {what} is not valid MCP ({first}).")
+        return ctx.error(
+            ErrorKind.PROTOCOL_ERROR, f"The server's answer to {what} is not valid MCP ({describe_validation(exc)})."
+        )
     if isinstance(exc, RuntimeError):
         # How the SDK reports protocol violations it detects: an unsupported protocol version, or
         # structuredContent that does not match the tool's outputSchema.
         reason = str(exc).rstrip(".")
         return ctx.error(ErrorKind.PROTOCOL_ERROR, f"The server's answer to {what} was rejected: {reason}.")
     return ctx.error(ErrorKind.PROTOCOL_ERROR, f"{what[:1].upper()}{what[1:]} failed: {type(exc).__name__}: {exc}")
+
+
+def describe_validation(exc: ValidationError, *, within: tuple[str, ...] = ()) -> str:
+    """The first problem and where it is, e.g. "tools.3.inputSchema: Input should be a valid dictionary";
+    locations inside `within` (e.g. ("tools", "0")) are given relative to it."""
+    if not exc.errors():
+        return str(exc)
+    first = exc.errors()[0]
+    location = [str(part) for part in first["loc"]]
+    if within and tuple(location[: len(within)]) == within:
+        location = location[len(within) :]
+    where = ".".join(location)
+    return f"{where}: {first['msg']}" if where else str(first["msg"])
 
 
 def timeout_error(ctx: Context, *, phase: Phase, what: str, seconds: float | None = None) -> McpConnectionError:

@@ -165,7 +165,8 @@ def server_delete(request: HttpRequest, server_id: int) -> HttpResponse:
 def _inspection_context(server: McpServer) -> dict[str, Any]:
     snapshot = server.latest_snapshot()
     diff, recent = _tools_changed(server, snapshot)
-    report = quality_report(snapshot.tools) if snapshot else None
+    invalid_tools = (server.last_inspection or {}).get("invalid_tools", [])
+    report = quality_report(snapshot.tools, invalid_tools) if snapshot else None
     return {
         "server": server,
         "inspection": server.last_inspection,
