@@ -26,6 +26,7 @@ from evalhub.mcp_client.errors import ErrorKind, McpConnectionError
 from evalhub.mcp_client.http import HttpFacts, endpoint
 from evalhub.mcp_client.process import StdioState, describe_exit
 from evalhub.mcp_client.redact import Redactor
+from evalhub.mcp_client.stdio import MAX_LINE_BYTES
 
 Phase = Literal["connect", "request"]
 
@@ -180,6 +181,14 @@ async def _from_mcp_error(
 
 
 async def _connection_closed(exc: MCPError, ctx: Context, *, phase: Phase, what: str) -> McpConnectionError:
+    if ctx.stdio is not None and ctx.stdio.oversized:
+        # EvalHub closed the connection itself: the server did not crash, its message was too big to buffer.
+        return ctx.error(
+            ErrorKind.INVALID_OUTPUT,
+            f"The server's answer to {what} was larger than {MAX_LINE_BYTES // 2**20} MB, EvalHub's limit for one "
+            "stdio message, so EvalHub stopped reading it and closed the connection; make the answer smaller (e.g. "
+            "paginate) or return a link to the data.",
+        )
     if ctx.stdio is not None:
         # The pipe closes a moment before the event loop notices the exit.
         returncode = await ctx.stdio.wait_exit(1.0)
