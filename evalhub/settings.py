@@ -213,6 +213,9 @@ else:
 EVALHUB_DAILY_RUN_QUOTA = env_int("EVALHUB_DAILY_RUN_QUOTA", 100)
 # API requests per minute, per API key and per logged-in user.
 EVALHUB_API_RATE_LIMIT = env_int("EVALHUB_API_RATE_LIMIT", 600)
+# Seconds a page (and by default the API) waits for Inspect or a provider Test before answering "still working"
+# and updating live: the call goes on in the background (evalhub/background.py) while the web process serves others.
+EVALHUB_WEB_WAIT_SECONDS = env_int("EVALHUB_WEB_WAIT_SECONDS", 3)
 # Key for secrets stored in the database; derived from SECRET_KEY when unset (then rotating SECRET_KEY means
 # re-entering stored tokens and API keys).
 EVALHUB_SECRETS_KEY = env_str("EVALHUB_SECRETS_KEY")

@@ -38,6 +38,7 @@ urlpatterns = [
     path("settings/providers/<int:provider_id>/edit/", providers.provider_edit, name="provider_edit"),
     path("settings/providers/<int:provider_id>/delete/", providers.provider_delete, name="provider_delete"),
     path("settings/providers/<int:provider_id>/test/", providers.provider_test, name="provider_test"),
+    path("settings/providers/<int:provider_id>/models/", providers.provider_models, name="provider_models"),
     path("runs/", include("runs.urls")),
     path("scorers/", include("scorers.urls")),
     path("admin/", admin.site.urls),

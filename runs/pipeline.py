@@ -30,9 +30,11 @@ logger = logging.getLogger(__name__)
 
 
 class StepFailed(Exception):
-    def __init__(self, step: str, kind: str, message: str) -> None:
+    def __init__(self, step: str, kind: str, message: str, stderr_tail: str = "") -> None:
         super().__init__(message)
         self.step, self.kind, self.message = step, kind, message
+        # What a stdio server last wrote to stderr (redacted): the crash message promises it on the run page.
+        self.stderr_tail = stderr_tail
 
 
 def claim(run_id: int, *, worker: str) -> Run | None:
@@ -121,7 +123,7 @@ async def _connect_and_act(run: Run, recorder: Recorder) -> str:
     except TimeoutError:
         return Run.StopReason.TIME_LIMIT
     except McpConnectionError as exc:
-        raise StepFailed(step, str(exc.kind), recorder.redact(exc.message)) from None
+        raise StepFailed(step, str(exc.kind), recorder.redact(exc.message), exc.stderr_tail) from None
     except ProviderError as exc:
         raise StepFailed(f"model call {len(recorder.steps) + 1}", str(exc.kind), recorder.redact(exc.message)) from None
 
@@ -141,6 +143,8 @@ def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | N
     if error is not None:
         run.status = Run.Status.ERROR
         run.error = {"step": error.step, "kind": error.kind, "message": error.message}
+        if error.stderr_tail:
+            run.error["stderr_tail"] = error.stderr_tail
         run.passed = False
     elif stop_reason == Run.StopReason.CANCELLED:
         run.status = Run.Status.CANCELLED

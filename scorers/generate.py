@@ -4,7 +4,9 @@ With a real model, the model gets the scorer contract (the product's ScorerOutpu
 EvalToolCall types and the function signature, with the product's example), the server's tools and the
 description, and answers with the function only. The answer is dry-run in the sandbox on a record without
 tool calls; code that does not parse or is not a function goes back to the model once, with the error.
-With the offline model or no model, documented templates write the code (`scorers.code_templates`).
+With the offline model or no model, documented templates write the code (`scorers.code_templates`). The model
+calls together end within the provider's retry budget (`RetryPolicy.max_total_seconds`), each within its per-call
+timeout; a call that does not falls back to the templates like any failed call.
 
 Nothing is saved here: the user reviews the code and presses Save.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -104,8 +107,9 @@ def _from_model(
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": _request(description, tools)},
     ]
+    deadline = time.monotonic() + provider.retry.max_total_seconds
     with ProviderClient(provider) as client:
-        answer = client.chat(messages=messages, model=model, max_tokens=_MAX_TOKENS).text
+        answer = client.chat(messages=messages, model=model, max_tokens=_MAX_TOKENS, deadline=deadline).text
         code = extract_code(answer)
         outcome = run_scorer(code, sample_input())
         retried = False
@@ -119,7 +123,8 @@ def _from_model(
                     "Reply with the corrected function only.",
                 },
             ]
-            code = extract_code(client.chat(messages=messages, model=model, max_tokens=_MAX_TOKENS).text)
+            answer = client.chat(messages=messages, model=model, max_tokens=_MAX_TOKENS, deadline=deadline).text
+            code = extract_code(answer)
             outcome = run_scorer(code, sample_input())
     return Generated(code, "model", _model_note(model, outcome, retried=retried))
 

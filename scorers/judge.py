@@ -10,8 +10,9 @@ its arguments and result, the final answer — inside an `<untrusted_transcript>
 is data, never instructions (a forged closing tag inside the data is neutralised). It asks for a strict
 structured verdict `{"label": <one of the labels>, "reason": <one sentence>}`. An answer that does not parse
 or names no label is retried once, with the problem explained; a second bad answer, or a provider error,
-makes the outcome "errored" (a judge error: never a pass). The built-in offline model cannot judge: the
-outcome is "skipped" and the caller leaves it out of the mean.
+makes the outcome "errored" (a judge error: never a pass). Both calls together end within the provider's retry
+budget (`RetryPolicy.max_total_seconds`), each one within its per-call timeout. The built-in offline model cannot
+judge: the outcome is "skipped" and the caller leaves it out of the mean.
 
 Pure Python + the provider client: the worker and the "Test scorer" view both call it.
 """
@@ -168,12 +169,18 @@ def judge_run(
     answers: list[str] = []
     problem = ""
     calls = 0
+    # One budget for the whole judging: a retry after a bad answer must not double how long a run's scoring takes.
+    deadline = started + provider.retry.max_total_seconds
     with ProviderClient(provider) as client:
         for _attempt in range(2):
             calls += 1
             try:
                 result = client.chat(
-                    messages=messages, model=model, response_format=response_format, max_tokens=max_tokens
+                    messages=messages,
+                    model=model,
+                    response_format=response_format,
+                    max_tokens=max_tokens,
+                    deadline=deadline,
                 )
             except ProviderError as error:
                 return _outcome(

@@ -16,6 +16,7 @@ from django.db.models import Model, QuerySet
 from django.forms import BaseForm
 from django.http import HttpRequest
 from ninja import Field, Schema
+from pydantic import BeforeValidator
 
 from evalhub.api_keys.models import ApiKey
 
@@ -168,7 +169,16 @@ def require_admin(request: HttpRequest, action: str) -> None:
 
 # Ids of records: positive 64-bit integers. Larger ones would overflow the database's integer, not just miss.
 MAX_ID = 2**63 - 1
-Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+
+
+def _not_a_boolean(value: Any) -> Any:
+    # pydantic reads JSON true/false as 1/0 for an int; `"server_id": true` must not pick record 1.
+    if isinstance(value, bool):
+        raise ValueError(f"an id is a number, not {str(value).lower()}")
+    return value
+
+
+Id = Annotated[int, BeforeValidator(_not_a_boolean), Field(ge=1, le=MAX_ID)]
 
 
 # Pagination --------------------------------------------------------------------------------------------------

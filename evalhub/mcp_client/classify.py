@@ -27,6 +27,7 @@ from evalhub.mcp_client.errors import ErrorKind, McpConnectionError
 from evalhub.mcp_client.http import HttpFacts, endpoint
 from evalhub.mcp_client.process import StdioState, describe_exit
 from evalhub.mcp_client.redact import Redactor
+from evalhub.mcp_client.stdio import MAX_LINE_BYTES
 
 Phase = Literal["connect", "request"]
 
@@ -94,14 +95,28 @@ async def from_exception(
     if ctx.http is not None and (_find(exc, httpx2.TransportError) or _find(exc, OSError)):
         return _from_network(exc, ctx, phase=phase)
     if isinstance(exc, ValidationError):
-        first = exc.errors()[0]["msg"] if exc.errors() else str(exc)
-        return ctx.error(ErrorKind.PROTOCOL_ERROR, f"The server's answer to {what} is not valid MCP ({first}).")
+        return ctx.error(
+            ErrorKind.PROTOCOL_ERROR, f"The server's answer to {what} is not valid MCP ({describe_validation(exc)})."
+        )
     if isinstance(exc, RuntimeError):
         # How the SDK reports protocol violations it detects: an unsupported protocol version, or
         # structuredContent that does not match the tool's outputSchema.
         reason = str(exc).rstrip(".")
         return ctx.error(ErrorKind.PROTOCOL_ERROR, f"The server's answer to {what} was rejected: {reason}.")
     return ctx.error(ErrorKind.PROTOCOL_ERROR, f"{what[:1].upper()}{what[1:]} failed: {type(exc).__name__}: {exc}")
+
+
+def describe_validation(exc: ValidationError, *, within: tuple[str, ...] = ()) -> str:
+    """The first problem and where it is, e.g. "tools.3.inputSchema: Input should be a valid dictionary";
+    locations inside `within` (e.g. ("tools", "0")) are given relative to it."""
+    if not exc.errors():
+        return str(exc)
+    first = exc.errors()[0]
+    location = [str(part) for part in first["loc"]]
+    if within and tuple(location[: len(within)]) == within:
+        location = location[len(within) :]
+    where = ".".join(location)
+    return f"{where}: {first['msg']}" if where else str(first["msg"])
 
 
 def timeout_error(ctx: Context, *, phase: Phase, what: str, seconds: float | None = None) -> McpConnectionError:
@@ -169,6 +184,14 @@ async def _from_mcp_error(
 
 
 async def _connection_closed(exc: MCPError, ctx: Context, *, phase: Phase, what: str) -> McpConnectionError:
+    if ctx.stdio is not None and ctx.stdio.oversized:
+        # EvalHub closed the connection itself: the server did not crash, its message was too big to buffer.
+        return ctx.error(
+            ErrorKind.INVALID_OUTPUT,
+            f"The server's answer to {what} was larger than {MAX_LINE_BYTES // 2**20} MB, EvalHub's limit for one "
+            "stdio message, so EvalHub stopped reading it and closed the connection; make the answer smaller (e.g. "
+            "paginate) or return a link to the data.",
+        )
     if ctx.stdio is not None:
         # The pipe closes a moment before the event loop notices the exit.
         returncode = await ctx.stdio.wait_exit(1.0)

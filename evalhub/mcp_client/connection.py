@@ -21,6 +21,7 @@ from evalhub.mcp_client.http import HttpFacts, http_transport, sse_transport
 from evalhub.mcp_client.process import StdioState
 from evalhub.mcp_client.redact import Redactor
 from evalhub.mcp_client.stdio import stdio_transport
+from evalhub.mcp_client.tool_filter import InvalidTool, ToolListFilter, filtered
 
 if TYPE_CHECKING:
     # The SDK's (read_stream, write_stream) pair; only a private SDK module names the type.
@@ -57,9 +58,10 @@ class ServerInfo:
 class Connection:
     """An open session. Every method raises McpConnectionError, never an SDK exception."""
 
-    def __init__(self, client: Client, ctx: Context) -> None:
+    def __init__(self, client: Client, ctx: Context, tool_filter: ToolListFilter) -> None:
         self._client = client
         self._ctx = ctx
+        self._tool_filter = tool_filter
         # The SDK raises on a structuredContent that breaks the tool's outputSchema, losing the result. EvalHub
         # records the result and checks it itself (runs/tool_results.py), so an invalid one is shown, not fatal.
         client.session.validate_tool_result = _accept_tool_result  # type: ignore[method-assign]
@@ -93,7 +95,14 @@ class Connection:
         """Whether the server announced `capability` ("tools", "resources", "prompts") in the handshake."""
         return capability in self.info.capabilities
 
+    @property
+    def invalid_tools(self) -> list[InvalidTool]:
+        """Tools the last `list_tools()` left out because they are not valid MCP, each with the reason."""
+        return list(self._tool_filter.invalid)
+
     async def list_tools(self) -> list[convert.ToolDict]:
+        """The server's valid tools; malformed ones are left out and listed in `invalid_tools`."""
+        self._tool_filter.reset()
         tools = await self._paginate("tools/list", lambda cursor: self._client.list_tools(cursor=cursor))
         return self._clean([convert.tool(item) for page in tools for item in page.tools])
 
@@ -196,8 +205,9 @@ async def connect(config: ServerConfig) -> AsyncIterator[Connection]:
         raise McpConnectionError(ErrorKind.INVALID_CONFIG, redact(" ".join(problems)))
     stdio = config.transport == "stdio"
     ctx = Context(config, redact, stdio=StdioState(redact) if stdio else None, http=None if stdio else HttpFacts())
+    tool_filter = ToolListFilter(redact)
     client = Client(
-        _transport(config, ctx),
+        filtered(_transport(config, ctx), tool_filter),
         mode=config.protocol_mode,
         read_timeout_seconds=config.request_timeout,
         client_info=CLIENT_INFO,
@@ -214,8 +224,9 @@ async def connect(config: ServerConfig) -> AsyncIterator[Connection]:
             async with client:
                 connected = True
                 scope.deadline = math.inf
+                tool_filter.version = client.protocol_version
                 try:
-                    yield Connection(client, ctx)
+                    yield Connection(client, ctx, tool_filter)
                 except BaseException as exc:
                     body_error = exc
                     raise

@@ -29,6 +29,8 @@ class Inspection:
     capabilities: dict[str, Any]
     instructions: str | None
     tools: list[ToolDict]
+    # Tools the server listed that are not valid MCP ({"name", "position", "reason"}): left out of `tools`.
+    invalid_tools: list[dict[str, Any]]
     resources: list[ResourceDict]
     resource_templates: list[ResourceTemplateDict]
     prompts: list[PromptDict]
@@ -77,6 +79,7 @@ async def inspect_server_async(config: ServerConfig) -> Inspection:
             capabilities=info.capabilities,
             instructions=info.instructions,
             tools=tools,
+            invalid_tools=[invalid.to_dict() for invalid in conn.invalid_tools],
             resources=resources,
             resource_templates=templates,
             prompts=prompts,

@@ -45,6 +45,8 @@ class StdioState:
         self.stderr = StderrTail()
         self.noise: list[str] = []
         self.noise_count = 0
+        # EvalHub stopped reading because one message grew past stdio.MAX_LINE_BYTES without its line end.
+        self.oversized = False
 
     @property
     def returncode(self) -> int | None:

@@ -76,7 +76,11 @@ class QualityReport:
         return {**asdict(self), "counts": self.counts()}
 
 
-def quality_report(tools: Sequence[Mapping[str, Any]]) -> QualityReport:
+def quality_report(
+    tools: Sequence[Mapping[str, Any]], invalid_tools: Sequence[Mapping[str, Any]] = ()
+) -> QualityReport:
+    """Findings on `tools`, plus one error per tool the server listed that is not valid MCP (`invalid_tools`,
+    as `Inspection.invalid_tools` records them): those are left out and never offered to a model."""
     metadata_chars = len(json.dumps(list(tools), ensure_ascii=False, separators=(",", ":")))
     report = QualityReport(
         tool_count=len(tools),
@@ -90,6 +94,17 @@ def quality_report(tools: Sequence[Mapping[str, Any]]) -> QualityReport:
             findings.append(Finding("error", "duplicate_name", f"{count} tools are named {name!r}.", name))
     for tool in tools:
         findings.extend(_check_tool(tool))
+    for invalid in invalid_tools:
+        label = invalid["name"] if invalid.get("name") is not None else f"#{invalid['position']}"
+        findings.append(
+            Finding(
+                "error",
+                "invalid_tool",
+                f"Not valid MCP, so it was left out and models are not offered it ({invalid['reason']}); fix the "
+                "tool's definition on the server.",
+                label,
+            )
+        )
     if report.approx_tokens > LARGE_METADATA_TOKENS:
         findings.append(
             Finding(

@@ -74,7 +74,7 @@ async def stdio_transport(config: ServerConfig, state: StdioState) -> AsyncItera
                     del buffer[: newline + 1]
                     await deliver(line)
                 if len(buffer) > MAX_LINE_BYTES:
-                    state.note_noise(bytes(buffer[:200]))
+                    state.oversized = True
                     break
             await deliver(bytes(buffer))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):

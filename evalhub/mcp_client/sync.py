@@ -19,6 +19,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from evalhub.mcp_client.config import ServerConfig
 from evalhub.mcp_client.connection import Connection, ServerInfo, connect
 from evalhub.mcp_client.convert import PromptDict, ResourceDict, ResourceTemplateDict, ToolDict, ToolResultDict
+from evalhub.mcp_client.tool_filter import InvalidTool
 
 
 class SyncConnection:
@@ -37,6 +38,10 @@ class SyncConnection:
     @property
     def warnings(self) -> list[str]:
         return self._conn.warnings
+
+    @property
+    def invalid_tools(self) -> list[InvalidTool]:
+        return self._conn.invalid_tools
 
     def supports(self, capability: str) -> bool:
         return self._conn.supports(capability)

@@ -17,11 +17,14 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httpx
+import httpx2
 import openai
 from openai.types.chat import ChatCompletion
 
-from evalhub.egress import EgressRefused, guarded_transport
+from evalhub.egress import EgressRefused
+from evalhub.egress.transport import GuardedBackend
 from evalhub.model_client.config import ProviderConfig, RetryPolicy
+from evalhub.model_client.deadline import DeadlineTransport, exchange_deadline
 from evalhub.model_client.errors import (
     ErrorKind,
     ProviderError,
@@ -59,11 +62,13 @@ class ProviderClient:
         transport = config.transport or (OfflineTransport() if is_offline_url(config.base_url) else None)
         # The offline model is deterministic: what failed once fails again, so it gets one attempt.
         self._retry = RetryPolicy(max_attempts=1) if is_offline_url(config.base_url) else config.retry
+        # The SDK takes a client of either httpx; the offline model's in-process transport is a plain httpx one.
+        # Network calls get a total deadline per exchange (DeadlineTransport) and connect only to addresses the
+        # provider's egress policy allows (GuardedBackend, checked after DNS resolution, redirects included).
         http_client: Any = (
             httpx.Client(transport=transport, follow_redirects=True)
             if transport
-            # The SDK's own client and defaults, connecting only to addresses the provider's policy allows.
-            else openai.DefaultHttpxClient(transport=guarded_transport(config.egress))
+            else httpx2.Client(transport=DeadlineTransport(GuardedBackend(config.egress)), follow_redirects=True)
         )
         # OpenAI-Organization/-Project would otherwise come from the worker's environment and go to any host.
         default_headers = {"OpenAI-Organization": openai.omit, "OpenAI-Project": openai.omit, **config.extra_headers}
@@ -101,8 +106,13 @@ class ProviderClient:
         response_format: Mapping[str, Any] | None = None,
         max_tokens: int | None = None,
         temperature: float | None = None,
+        deadline: float | None = None,
     ) -> ChatResult:
-        """One assistant turn. `tools` are OpenAI function tools (`{"type": "function", "function": {...}}`)."""
+        """One assistant turn. `tools` are OpenAI function tools (`{"type": "function", "function": {...}}`).
+
+        The call, retries and waits included, ends within the retry policy's `max_total_seconds`, and by
+        `deadline` (a `time.monotonic()` instant) when one is given: a caller making several calls (a judge, the
+        scorer generator) bounds them all together that way."""
         params: dict[str, Any] = {"model": model, "messages": list(messages)}
         if tools:
             params["tools"] = list(tools)
@@ -113,22 +123,29 @@ class ProviderClient:
         if temperature is not None:
             params["temperature"] = temperature
         try:
-            completion, attempts = self._create(params, max_tokens)
+            completion, attempts = self._create(params, max_tokens, deadline)
         except GaveUp as gave_up:
             raise self._error(gave_up, model) from None
         return self._result(completion, attempts, model)
 
-    def _create(self, params: dict[str, Any], max_tokens: int | None) -> tuple[Any, Attempts]:
+    def _create(self, params: dict[str, Any], max_tokens: int | None, deadline: float | None) -> tuple[Any, Attempts]:
         attempts = Attempts()
 
         def send(timeout: float) -> Any:
             request: dict[str, Any] = {**params, "timeout": timeout, "extra_headers": self._request_headers}
             if max_tokens is not None:
                 request[self._max_tokens_param] = max_tokens
-            return self._sdk.chat.completions.create(**request)
+            with exchange_deadline(timeout) as progress:
+                try:
+                    return self._sdk.chat.completions.create(**request)
+                finally:
+                    attempts.last_received = progress.received
 
         try:
-            return call_with_retries(send, policy=self._retry, timeout=self.config.timeout, attempts=attempts), attempts
+            result = call_with_retries(
+                send, policy=self._retry, timeout=self.config.timeout, attempts=attempts, until=deadline
+            )
+            return result, attempts
         except GaveUp as gave_up:
             error = gave_up.error
             if (
@@ -138,20 +155,18 @@ class ProviderClient:
                 and asks_for_max_completion_tokens(error)
             ):
                 self._max_tokens_param = "max_completion_tokens"
-                return self._create(params, max_tokens)
+                return self._create(params, max_tokens, deadline)
             raise
 
     def _error(self, gave_up: GaveUp, model: str) -> Exception:
         error, attempts = gave_up.error, gave_up.attempts
         elapsed = time.monotonic() - attempts.started
         if isinstance(error, openai.APIStatusError):
-            return from_status_error(error, config=self.config, model=model, attempts=attempts.count, elapsed=elapsed)
+            return from_status_error(error, config=self.config, model=model, attempts=attempts, elapsed=elapsed)
         if isinstance(error, openai.APIError | ValueError | EgressRefused):
             # ValueError: a body that is not JSON, or JSON the SDK cannot read as a completion. EgressRefused: the
             # transport would not connect to the address (the SDK lets it through unwrapped; it is never retried).
-            return from_transport_error(
-                error, config=self.config, timeout=attempts.last_timeout, attempts=attempts.count
-            )
+            return from_transport_error(error, config=self.config, attempts=attempts)
         return error  # not a provider failure but a bug: raised as it is, with its own traceback
 
     def _result(self, completion: Any, attempts: Attempts, model: str) -> ChatResult:

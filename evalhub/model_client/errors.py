@@ -9,12 +9,15 @@ from __future__ import annotations
 import json
 import re
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import openai
 
 from evalhub.egress import EgressRefused
 from evalhub.model_client.config import ProviderConfig
+
+if TYPE_CHECKING:
+    from evalhub.model_client.retry import Attempts
 
 
 class ErrorKind(StrEnum):
@@ -109,17 +112,25 @@ def is_quota_exhausted(exc: openai.APIStatusError) -> bool:
 
 
 def from_status_error(
-    exc: openai.APIStatusError, *, config: ProviderConfig, model: str, attempts: int, elapsed: float
+    exc: openai.APIStatusError, *, config: ProviderConfig, model: str, attempts: Attempts, elapsed: float
 ) -> ProviderError:
     """Turn an HTTP error from the provider into a ProviderError with a human message."""
     status = exc.status_code
     detail = provider_detail(exc, config)
     code = error_code(exc)
     base = config.base_url.rstrip("/")
-    tries = f"gave up after {attempts} attempt{'s' if attempts != 1 else ''} in {elapsed:.1f} s"
+    count = attempts.count
+    tries = f"gave up after {count} attempt{'s' if count != 1 else ''} in {elapsed:.1f} s"
+    if attempts.refused_wait is not None:
+        left = max(attempts.budget - elapsed, 0.0)
+        budget = "overall time budget" if attempts.caller_budget else f"{attempts.budget:g} s retry budget"
+        tries += (
+            f": it asked to wait {_duration(attempts.refused_wait)} before trying again (Retry-After), longer than "
+            f"the {left:.1f} s left of the {budget}"
+        )
 
     def error(kind: ErrorKind, message: str) -> ProviderError:
-        return ProviderError(kind, message, status_code=status, detail=detail, attempts=attempts)
+        return ProviderError(kind, message, status_code=status, detail=detail, attempts=count)
 
     if status == 401:
         hint = " — this provider needs an API key" if not config.api_key else ""
@@ -144,27 +155,44 @@ def from_status_error(
     return error(ErrorKind.BAD_REQUEST, f"the provider rejected the request ({status}): {detail}")
 
 
-def from_transport_error(exc: Exception, *, config: ProviderConfig, timeout: float, attempts: int) -> ProviderError:
+def from_transport_error(exc: Exception, *, config: ProviderConfig, attempts: Attempts) -> ProviderError:
     """Timeouts, refused connections (by the server, or by EvalHub's egress policy) and answers that are not
     OpenAI-compatible JSON."""
     base = config.base_url.rstrip("/")
     if isinstance(exc, openai.APITimeoutError):
+        timeout = attempts.last_timeout
         if timeout < config.timeout:
-            limit = f"{timeout:.1f} s (what was left of the {config.retry.max_total_seconds:g} s retry budget)"
+            # The caller's deadline spans several calls (a judging, a generation): only it knows its total.
+            budget = "overall time budget" if attempts.caller_budget else f"{attempts.budget:g} s retry budget"
+            limit = f"{timeout:.1f} s (what was left of the {budget})"
         else:
             limit = f"{timeout:g} s (the per-call timeout)"
-        return ProviderError(ErrorKind.TIMEOUT, f"no answer from {base} within {limit}", attempts=attempts)
+        if attempts.last_received:
+            # A provider that answers a little at a time: the deadline covers the whole answer, not each read.
+            message = (
+                f"{base} started answering but had not finished within {limit} "
+                f"({attempts.last_received} bytes received)"
+            )
+        else:
+            message = f"no answer from {base} within {limit}"
+        return ProviderError(ErrorKind.TIMEOUT, message, attempts=attempts.count)
     if isinstance(exc, EgressRefused):
-        return ProviderError(ErrorKind.BAD_URL, f"refused to connect to {base}: {exc}", attempts=attempts)
+        return ProviderError(ErrorKind.BAD_URL, f"refused to connect to {base}: {exc}", attempts=attempts.count)
     if isinstance(exc, openai.APIConnectionError):
         reason = config.redact(_root_cause(exc))
         return ProviderError(
             ErrorKind.BAD_URL,
             f"could not connect to {base} ({reason}) — check the base URL and that the server is running",
             detail=reason,
-            attempts=attempts,
+            attempts=attempts.count,
         )
     return not_openai_compatible(config, f"{type(exc).__name__}: {config.redact(str(exc))[:200]}")
+
+
+def _duration(seconds: float) -> str:
+    """'12 s', or '3600 s (about 60 min)' when minutes say it better."""
+    text = f"{seconds:.0f} s"
+    return text if seconds < 120 else f"{text} (about {round(seconds / 60)} min)"
 
 
 def not_openai_compatible(config: ProviderConfig, detail: str) -> ProviderError:

@@ -77,6 +77,13 @@ class Attempts:
     started: float = 0.0
     last_started: float = 0.0
     last_timeout: float = 0.0
+    # The whole call's budget in seconds: the policy's max_total_seconds, or less when the caller's deadline is nearer.
+    budget: float = 0.0
+    caller_budget: bool = False  # the budget is what was left of the caller's deadline, not the retry policy's
+    # Bytes the provider sent during the last attempt: a timeout after some means it answered too slowly.
+    last_received: int = 0
+    # The wait the provider asked for (Retry-After) when it was longer than the time left, so no retry was made.
+    refused_wait: float | None = None
 
 
 class GaveUp(Exception):
@@ -94,6 +101,7 @@ def call_with_retries(
     policy: RetryPolicy,
     timeout: float,
     attempts: Attempts,
+    until: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
     uniform: Callable[[float, float], float] = random.uniform,
@@ -101,10 +109,14 @@ def call_with_retries(
     """Call `send(per_attempt_timeout)` until it succeeds, a non-retryable error, or the policy's bounds.
 
     Each attempt's timeout is the per-call timeout, shortened so that the attempt ends within the total
-    budget. Failures are raised as GaveUp wrapping the SDK's exception.
+    budget: the policy's max_total_seconds, or `until` (a `clock()` instant) when that comes first. Failures are
+    raised as GaveUp wrapping the SDK's exception.
     """
     attempts.started = clock()
-    deadline = attempts.started + policy.max_total_seconds
+    attempts.budget = policy.max_total_seconds
+    if until is not None and until - attempts.started < attempts.budget:
+        attempts.budget, attempts.caller_budget = max(until - attempts.started, 0.0), True
+    deadline = attempts.started + attempts.budget
     while True:
         attempts.count += 1
         attempts.last_started = clock()
@@ -115,11 +127,12 @@ def call_with_retries(
             if not is_retryable(exc) or attempts.count >= policy.max_attempts:
                 raise GaveUp(exc, attempts) from exc
             delay = backoff_delay(attempts.count - 1, policy, uniform)
-            if isinstance(exc, openai.APIStatusError):
-                asked = retry_after_seconds(exc.response.headers)
-                if asked is not None:
-                    delay = max(delay, asked)
+            asked = retry_after_seconds(exc.response.headers) if isinstance(exc, openai.APIStatusError) else None
+            if asked is not None:
+                delay = max(delay, asked)
             if clock() + delay >= deadline:
+                if asked is not None and asked == delay:
+                    attempts.refused_wait = asked
                 raise GaveUp(exc, attempts) from exc
             log.info(
                 "provider call failed (%s); retry %d of %d in %.2f s",

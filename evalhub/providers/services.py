@@ -6,13 +6,15 @@ The HTML views and the API call these; none of them ever returns or logs a secre
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
 
-from evalhub import vault
+from evalhub import background, vault
 from evalhub.model_client import ProviderError, RetryPolicy, TokenUsage, price_call, test_provider
 from evalhub.providers.models import Provider
 from evalhub.vault import SecretUnavailable
@@ -20,6 +22,8 @@ from evalhub.vault import SecretUnavailable
 # One attempt: the button answers "does this work now?", and four retries with backoff would keep the user
 # waiting minutes for an answer the first attempt already gave.
 TEST_RETRY = RetryPolicy(max_attempts=1)
+# How long past the provider's timeout a test counts as running: recording it takes a moment too.
+TEST_GRACE_SECONDS = 10.0
 
 # Priced on a small call and scaled up: a million-token call would land in the long-context tier that some
 # models charge more for (Gemini, Claude), and show the wrong list price.
@@ -64,10 +68,50 @@ def model_price(*, provider: Provider, model: str) -> ModelPriceInfo:
     return ModelPriceInfo(cost.source, _per_mtok(cost.input_usd), _per_mtok(cost.output_usd))
 
 
-def provider_test(*, provider: Provider, model: str) -> dict[str, Any]:
-    """Send a one-token request to `model` and keep the outcome on the provider (`last_test`), which it returns:
-    `{"ok", "model", "at", "latency_ms"}` or `{"ok": False, "model", "at", "kind", "message"}`."""
-    at = timezone.now().isoformat()
+def provider_test_in_background(*, provider: Provider, model: str, wait: float) -> dict[str, Any]:
+    """Send a one-token request to `model` on the web process's background pool, waiting at most `wait` seconds.
+
+    The outcome is kept on the provider (`last_test`) and returned: `{"ok": True, "model", "at", "latency_ms"}`
+    or `{"ok": False, "model", "at", "kind", "message"}`; while the request goes on (at most the provider's
+    timeout), `{"pending": True, "model", "at", "until"}`, and the pool thread records the outcome when it ends. A
+    test already running for this provider is not started twice. Raises background.Busy when the pool is full.
+    """
+    started = timezone.now()
+    until = started + timedelta(seconds=provider.timeout + TEST_GRACE_SECONDS)
+    pending = {"pending": True, "model": model, "at": started.isoformat(), "until": until.isoformat()}
+    # Claim it atomically: two clicks, or two web processes, must not test the same provider at once.
+    with transaction.atomic():
+        locked = Provider.objects.select_for_update().get(pk=provider.pk)
+        previous = locked.last_test
+        if test_is_pending(previous):
+            provider.last_test = previous
+            return dict(previous or {})
+        Provider.objects.filter(pk=provider.pk).update(last_test=pending)
+    provider.last_test = pending
+    provider_id = provider.pk
+
+    def record_late(outcome: background.Outcome[dict[str, Any]]) -> None:
+        current = Provider.objects.filter(pk=provider_id).first()
+        if current is not None:
+            _record_test(current, outcome.get())
+
+    try:
+        outcome = background.run_bounded(lambda: _test(provider, model, started), wait=wait, late=record_late)
+    except background.Busy:
+        Provider.objects.filter(pk=provider_id).update(last_test=previous)
+        provider.last_test = previous
+        raise
+    return pending if outcome is None else _record_test(provider, outcome.get())
+
+
+def test_is_pending(last_test: dict[str, Any] | None) -> bool:
+    """Whether a test is running now; a pending one past its end was cut off by a stopped web process."""
+    if not last_test or not last_test.get("pending"):
+        return False
+    return timezone.now() < datetime.fromisoformat(last_test["until"])
+
+
+def _test(provider: Provider, model: str, started: datetime) -> dict[str, Any]:
     result: dict[str, Any]
     try:
         config = replace(provider.to_config(), retry=TEST_RETRY)
@@ -79,7 +123,11 @@ def provider_test(*, provider: Provider, model: str) -> dict[str, Any]:
         result = {"ok": False, "kind": "secret_unavailable", "message": str(error)}
     else:
         result = {"ok": True, "latency_ms": round(latency_ms)}
-    result.update(model=model, at=at)
+    result.update(model=model, at=started.isoformat())
+    return result
+
+
+def _record_test(provider: Provider, result: dict[str, Any]) -> dict[str, Any]:
     provider.last_test = result
     provider.save(update_fields=["last_test"])
     return result

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
@@ -23,6 +24,7 @@ from django.utils.timesince import timesince
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from evalhub import background
 from evalhub.htmx import HtmxHttpRequest
 from evalhub.outbound import dropped_secrets_message
 from evalhub.providers import services as provider_services
@@ -33,6 +35,7 @@ from evalhub.vault import SecretUnavailable
 
 View = Callable[..., HttpResponse]
 STAFF_ONLY = "Only staff can change model providers and the models EvalHub uses: providers hold credentials."
+INTERRUPTED = "the test did not finish: EvalHub's web process stopped during it; test again"
 # Kept out of Django's error reports (and so out of logs and admin e-mails) if a view fails.
 SECRET_FIELDS = ("api_key", "headers_text")
 
@@ -54,6 +57,7 @@ class TestOutcome:
     at: datetime
     latency_ms: int | None = None
     message: str = ""
+    pending: bool = False  # still running in the background; the page polls until it is not
 
     @property
     def when(self) -> str:
@@ -65,6 +69,11 @@ class TestOutcome:
     def from_json(cls, data: dict[str, Any] | None) -> TestOutcome | None:
         if not data:
             return None
+        if data.get("pending"):
+            at = datetime.fromisoformat(data["at"])
+            if provider_services.test_is_pending(data):
+                return cls(ok=False, model=str(data.get("model", "")), at=at, pending=True)
+            return cls(ok=False, model=str(data.get("model", "")), at=at, message=INTERRUPTED)
         return cls(
             ok=bool(data.get("ok")),
             model=str(data.get("model", "")),
@@ -229,17 +238,39 @@ def provider_delete(request: HttpRequest, provider_id: int) -> HttpResponse:
 
 @require_POST
 def provider_test(request: HtmxHttpRequest, provider_id: int) -> HttpResponse:
+    """Test in the background and wait a few seconds for it: the models table for htmx (which keeps polling
+    while the test goes on), the Settings page otherwise."""
     provider = get_object_or_404(Provider, pk=provider_id)
     model = request.POST.get("model", "")
     if model not in provider.model_names:
         return HttpResponseBadRequest(f"{provider.name} does not list the model {model!r}.")
-    result = provider_services.provider_test(provider=provider, model=model)
+    try:
+        result = provider_services.provider_test_in_background(
+            provider=provider, model=model, wait=settings.EVALHUB_WEB_WAIT_SECONDS
+        )
+    except background.Busy as exc:
+        result = {"ok": False, "busy": str(exc)}
     if request.htmx:
-        provider = Provider.objects.annotate(scenario_count=Count("scenarios")).get(pk=provider.pk)
-        context = {"card": provider_card(provider), "can_manage": request.user.is_staff}
-        return render(request, "evalhub/settings.html#provider-models", context)
-    if result["ok"]:
+        return _models_fragment(request, provider.pk, busy=result.get("busy", ""))
+    if result.get("busy"):
+        messages.error(request, result["busy"])
+    elif result.get("pending"):
+        messages.info(request, f"{provider.name}: still testing {model}; its row shows the result when it is done.")
+    elif result["ok"]:
         messages.success(request, f"{provider.name}: {model} answered in {result['latency_ms']} ms.")
     else:
         messages.error(request, f"{provider.name}: {model} failed the test — {result['message']}.")
     return redirect(reverse("settings") + f"#provider-{provider.pk}")
+
+
+@require_GET
+def provider_models(request: HtmxHttpRequest, provider_id: int) -> HttpResponse:
+    """A provider's models table: what the page polls while a test runs."""
+    get_object_or_404(Provider, pk=provider_id)
+    return _models_fragment(request, provider_id)
+
+
+def _models_fragment(request: HttpRequest, provider_id: int, busy: str = "") -> HttpResponse:
+    provider = Provider.objects.annotate(scenario_count=Count("scenarios")).get(pk=provider_id)
+    context = {"card": provider_card(provider), "can_manage": request.user.is_staff, "busy": busy}
+    return render(request, "evalhub/settings.html#provider-models", context)

@@ -5,11 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
+from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
+from evalhub import background
 from evalhub.api.common import (
     ADMIN,
     WRITE,
@@ -31,13 +33,15 @@ from evalhub.api_keys.auth import auth_for
 from evalhub.mcp_client.config import ALWAYS_SECRET_HEADERS
 from evalhub.servers.forms import ServerForm
 from evalhub.servers.models import McpServer
-from evalhub.servers.services import ServerInUse, server_delete, server_inspect
+from evalhub.servers.services import ServerInUse, server_delete, server_inspect_in_background
 from evalhub.vault import SecretUnavailable
 
 router = Router()
 REDACTED = "••••"
 
 TransportName = Literal["stdio", "http", "sse"]
+InspectionStatus = Literal["idle", "inspecting", "interrupted"]
+MAX_INSPECT_WAIT = 30
 ProtocolMode = Literal["auto", "legacy"]
 
 
@@ -60,6 +64,11 @@ class ServerOut(Schema):
     tools_hash: str | None
     last_inspected_at: datetime | None
     last_error: dict[str, Any] | None
+    inspection_status: InspectionStatus = Field(
+        description="idle; inspecting (started at inspecting_since, in the background); interrupted (EvalHub's "
+        "web process stopped during it: inspect again)."
+    )
+    inspecting_since: datetime | None
     created_at: datetime
     updated_at: datetime
 
@@ -129,12 +138,32 @@ class InspectionOut(Schema):
     server_version: str
     protocol_version: str
     tools: list[dict[str, Any]]
+    invalid_tools: list[dict[str, Any]] = Field(
+        description="Tools the server listed that are not valid MCP ({name, position, reason}): left out of "
+        "`tools` and never offered to a model."
+    )
     resources: list[dict[str, Any]]
     resource_templates: list[dict[str, Any]]
     prompts: list[dict[str, Any]]
     tools_hash: str
     warnings: list[str]
     duration_ms: int
+
+
+class InspectionPendingOut(Schema):
+    status: Literal["inspecting"]
+    started_at: datetime
+    ends_by: datetime = Field(description="The inspection has ended (successfully or not) by then.")
+    message: str
+
+
+class InspectParams(Schema):
+    wait: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_INSPECT_WAIT,
+        description="Seconds to wait for the result before answering 202 (default: EVALHUB_WEB_WAIT_SECONDS).",
+    )
 
 
 def server_out(server: McpServer) -> dict[str, Any]:
@@ -161,6 +190,8 @@ def server_out(server: McpServer) -> dict[str, Any]:
         "tools_hash": snapshot.tools_hash if snapshot else None,
         "last_inspected_at": server.last_inspected_at,
         "last_error": server.last_error,
+        "inspection_status": server.inspection_state(),
+        "inspecting_since": server.inspecting_since,
         "created_at": server.created_at,
         "updated_at": server.updated_at,
     }
@@ -289,9 +320,8 @@ def update_server(request: HttpRequest, server_id: int, payload: ServerPatch) ->
     data = payload.dict(exclude_unset=True)
     if server.is_stdio or data.get("transport") == McpServer.Transport.STDIO:
         require_admin(request, "Changing a stdio server")
+    # null means "unchanged" for every field, secrets included (`patched` leaves them out of `values`).
     values = patched(_current(server), data)
-    if "bearer_token" in data and data["bearer_token"] is None:
-        del values["bearer_token"]
     with transaction.atomic():
         server = _save(server, values, request)
     return server_out(server)
@@ -312,17 +342,36 @@ def delete_server(request: HttpRequest, server_id: int) -> Status:
 
 @router.post(
     "/{int:server_id}/inspect",
-    response=responses({200: InspectionOut}, 404, 422),
+    response=responses({200: InspectionOut, 202: InspectionPendingOut}, 404, 422),
     auth=auth_for(WRITE),
     summary="Inspect a server now",
 )
-def inspect_server(request: HttpRequest, server_id: int) -> dict[str, Any]:
+def inspect_server(request: HttpRequest, server_id: int, params: Query[InspectParams]) -> Status:
     """Connect, list its tools, resources and prompts, and keep the tools as a snapshot.
 
-    A server that cannot be reached answers 422 SERVER_UNREACHABLE with `details.kind` (e.g. connect_timeout,
-    command_not_found, auth_failed, address_refused when its URL resolves to an address EvalHub does not connect
-    to) and the tail of its stderr.
+    The inspection runs in the background; the request waits for it at most `wait` seconds (default
+    EVALHUB_WEB_WAIT_SECONDS, at most 30). 200: the inspection. 422 SERVER_UNREACHABLE: the server could not be
+    reached, with `details.kind` (e.g. connect_timeout, command_not_found, auth_failed,
+    address_refused when its URL resolves to an address EvalHub does not connect to) and the tail of its
+    stderr. 202: still inspecting (or already was); poll `GET /servers/{id}` until `inspection_status` is "idle",
+    then read `tool_names` and `last_error`. 429 when too many inspections are running already.
     """
-    inspection = server_inspect(server=_get(server_id))
+    server = _get(server_id)
+    wait = settings.EVALHUB_WEB_WAIT_SECONDS if params.wait is None else params.wait
+    try:
+        inspection = server_inspect_in_background(server=server, wait=wait)
+    except background.Busy as exc:
+        raise ApiError(ErrorCode.RATE_LIMIT_EXCEEDED, str(exc)) from None
+    if inspection is None:
+        return Status(
+            202,
+            {
+                "status": "inspecting",
+                "started_at": server.inspecting_since,
+                "ends_by": server.inspecting_until,
+                "message": f"Still inspecting {server.name}; poll GET /api/v1/servers/{server.pk} until its "
+                "inspection_status is idle.",
+            },
+        )
     data = inspection.to_dict()
-    return {name: data[name] for name in InspectionOut.model_fields}
+    return Status(200, {name: data[name] for name in InspectionOut.model_fields})

@@ -285,6 +285,12 @@ class ServerForm(forms.ModelForm):
             return ""
         if not url:
             raise forms.ValidationError("Enter the server's URL, e.g. https://example.com/mcp.")
+        if (bad := next((ch for ch in url if ch.isspace() or not ch.isprintable()), None)) is not None:
+            # urlsplit silently drops tabs and line breaks, so such a URL would otherwise pass and be stored.
+            raise forms.ValidationError(
+                f"The URL must be one line without spaces or control characters (it contains {bad!r} at "
+                f"character {url.index(bad) + 1}); remove it, or percent-encode a space as %20."
+            )
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise forms.ValidationError("Start with http:// or https:// and a host, e.g. https://example.com/mcp.")

@@ -43,6 +43,10 @@ class McpServer(models.Model):
     last_inspected_at = models.DateTimeField(null=True, blank=True)
     last_inspection = models.JSONField(null=True, blank=True, editable=False)
     last_error = models.JSONField(null=True, blank=True, editable=False)
+    # An inspection in progress (it runs in the background, see services.server_inspect): when it started and
+    # when it will have ended for sure. Both stay set if the web process stopped during it.
+    inspecting_since = models.DateTimeField(null=True, blank=True, editable=False)
+    inspecting_until = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["name"]
@@ -61,6 +65,12 @@ class McpServer(models.Model):
         if self.is_stdio:
             return " ".join([self.command, *self.args])
         return self.url
+
+    def inspection_state(self) -> str:
+        """ "idle", "inspecting", or "interrupted" (it should have ended by now: the web process stopped)."""
+        if self.inspecting_until is None:
+            return "idle"
+        return "inspecting" if timezone.now() < self.inspecting_until else "interrupted"
 
     # Secrets -----------------------------------------------------------------------------------------------
 

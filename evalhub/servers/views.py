@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
@@ -18,6 +19,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from evalhub import background
 from evalhub.htmx import HtmxHttpRequest
 from evalhub.mcp_client.errors import McpConnectionError
 from evalhub.mcp_client.quality import QualityReport, quality_report
@@ -168,9 +170,11 @@ def server_delete(request: HttpRequest, server_id: int) -> HttpResponse:
 def _inspection_context(server: McpServer) -> dict[str, Any]:
     snapshot = server.latest_snapshot()
     diff, recent = _tools_changed(server, snapshot)
-    report = quality_report(snapshot.tools) if snapshot else None
+    invalid_tools = (server.last_inspection or {}).get("invalid_tools", [])
+    report = quality_report(snapshot.tools, invalid_tools) if snapshot else None
     return {
         "server": server,
+        "state": server.inspection_state(),
         "inspection": server.last_inspection,
         "error": server.last_error,
         "failed_at": _failed_at(server),
@@ -210,21 +214,32 @@ def server_detail(request: HtmxHttpRequest, server_id: int) -> HttpResponse:
 
 @require_POST
 def server_inspect(request: HtmxHttpRequest, server_id: int) -> HttpResponse:
-    """Connect now and show the result: the inspection panel for htmx, the detail page otherwise."""
+    """Inspect in the background and wait a few seconds for it: the inspection panel for htmx (which keeps
+    polling while the inspection goes on), the detail page otherwise."""
     server = get_object_or_404(McpServer, pk=server_id)
+    busy = ""
+    level = messages.error
     try:
-        inspection = services.server_inspect(server=server)
+        inspection = services.server_inspect_in_background(server=server, wait=settings.EVALHUB_WEB_WAIT_SECONDS)
     except (McpConnectionError, SecretUnavailable) as exc:
         summary = f"Inspecting “{server.name}” failed: {getattr(exc, 'message', str(exc))}"
-        ok = False
+    except background.Busy as exc:
+        summary = busy = str(exc)
     else:
-        count = len(inspection.tools)
-        summary = f"Inspected “{server.name}” in {inspection.duration_ms} ms: {count} tool{'s' if count != 1 else ''}."
-        ok = True
+        if inspection is None:
+            level = messages.info
+            summary = f"Still inspecting “{server.name}”: the Inspection panel shows the result when it is done."
+        else:
+            level = messages.success
+            count = len(inspection.tools)
+            summary = (
+                f"Inspected “{server.name}” in {inspection.duration_ms} ms: {count} tool{'s' if count != 1 else ''}."
+            )
     if request.htmx:
         server.refresh_from_db()
-        return render(request, "evalhub/server_detail.html#inspection", _inspection_context(server))
-    (messages.success if ok else messages.error)(request, summary)
+        context = {**_inspection_context(server), "busy": busy}
+        return render(request, "evalhub/server_detail.html#inspection", context)
+    level(request, summary)
     return redirect("server_detail", server_id=server.pk)
 
 

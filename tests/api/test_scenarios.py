@@ -100,6 +100,15 @@ class ScenarioCreateTests:
         assert error["details"] == {"field": field}
         assert not Scenario.objects.exists()
 
+    def test_a_boolean_is_not_an_id(self, writer_api: Client) -> None:
+        # pydantic would read true as 1 and pick whichever server has id 1.
+        make_demo_server(pk=1)
+
+        error = assert_error(post(writer_api, "/api/v1/scenarios", new_scenario(True)), 400, "VALIDATION_ERROR")
+
+        assert error["message"] == "body.payload.server_id: Value error, an id is a number, not true"
+        assert not Scenario.objects.exists()
+
     def test_a_missing_field_is_a_validation_error(self, writer_api: Client) -> None:
         error = assert_error(post(writer_api, "/api/v1/scenarios", {"name": "x"}), 400, "VALIDATION_ERROR")
 
@@ -177,6 +186,16 @@ class ScenarioRunTests:
         body = response.json()
         run = Run.objects.get(pk=body["id"])
         assert (body["status"], run.model, run.started_by.username) == ("queued", "evalhub-offline", "bob")  # type: ignore[union-attr]
+
+    def test_a_body_that_is_not_an_object_is_refused(self, writer_api: Client) -> None:
+        # Schemathesis at 100 examples found `false` accepted as "no body" (and a run started).
+        scenario = make_scenario(make_demo_server())
+
+        response = writer_api.post(f"/api/v1/scenarios/{scenario.pk}/runs", "false", content_type="application/json")
+
+        error = assert_error(response, 400, "VALIDATION_ERROR")
+        assert error["message"] == 'The body must be a JSON object such as {"model": "gpt-4o"}, or empty.'
+        assert not Run.objects.exists()
 
     def test_it_overrides_the_model_with_one_the_provider_serves(self, writer_api: Client) -> None:
         scenario = make_scenario(make_demo_server())

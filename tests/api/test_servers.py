@@ -150,6 +150,30 @@ class ServerUpdateTests:
         secrets = McpServer.objects.get(pk=created["id"]).secrets()
         assert (secrets["bearer_token"], secrets["headers"]) == ("", {"X-C": "c"})
 
+    def test_a_null_secret_is_left_unchanged(self, writer_api: Client) -> None:
+        # Schemathesis found this one: null for a write-only secret used to answer 500 (a KeyError).
+        data = {**HTTP_SERVER, "bearer_token": "tok-1", "secret_headers": {"X-A": "a"}}
+        created = post(writer_api, "/api/v1/servers", data).json()
+
+        response = patch(writer_api, f"/api/v1/servers/{created['id']}", {"bearer_token": None, "secret_headers": None})
+
+        assert response.status_code == 200, response.content
+        assert response.json()["secret_names"] == ["Bearer token", "header X-A"]
+        secrets = McpServer.objects.get(pk=created["id"]).secrets()
+        assert (secrets["bearer_token"], secrets["headers"]) == ("tok-1", {"X-A": "a"})
+
+    def test_a_url_with_a_line_break_is_refused(self, writer_api: Client) -> None:
+        created = post(writer_api, "/api/v1/servers", HTTP_SERVER).json()
+
+        response = patch(writer_api, f"/api/v1/servers/{created['id']}", {"url": "https://mcp.example.com/\nmcp"})
+
+        error = assert_error(response, 400, "VALIDATION_ERROR")
+        assert error["message"] == (
+            "url: The URL must be one line without spaces or control characters (it contains '\\n' at character "
+            "25); remove it, or percent-encode a space as %20."
+        )
+        assert McpServer.objects.get(pk=created["id"]).url == HTTP_SERVER["url"]
+
     def test_changing_a_stdio_server_needs_admin(self, alice: User, make_client: KeyClient) -> None:
         server = make_demo_server()
         client = make_client(alice, "evaluate:read", "evaluate:write")

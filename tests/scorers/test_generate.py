@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -237,6 +239,22 @@ class ModelTests:
         assert generated.source == "template"
         assert generated.note.startswith("The model call failed (the provider rejected the API key (401)), so this is")
         assert score(generated.code, weather_record(1, 2)) == 1.0
+
+    def test_a_dripping_provider_falls_back_to_a_template_within_the_timeout(
+        self, server: ScriptedServer, provider: ProviderConfig
+    ) -> None:
+        server.script(Answer(body=completion(content=EXAMPLE_SCORER), drip=0.05))
+        started = time.monotonic()
+
+        generated = generate_scorer(
+            description=EXAMPLE_DESCRIPTION, tools=TOOLS, provider=replace(provider, timeout=1), model="gpt-4o"
+        )
+
+        assert time.monotonic() - started < 2.5
+        assert generated.source == "template"
+        assert generated.note.startswith(
+            f"The model call failed ({server.base_url} started answering but had not finished within 1 s"
+        )
 
 
 class ExtractCodeTests:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
@@ -233,6 +234,36 @@ class JudgeRunTests:
         assert outcome.error.startswith("Judge error: the provider had a server error (HTTP 500)")
         assert outcome.attempts == 2
         assert outcome.usage == TokenUsage(input_tokens=1200, output_tokens=30, cached_tokens=1024)
+
+    def test_a_dripping_provider_is_cut_off_at_the_per_call_timeout(
+        self, server: ScriptedServer, provider: ProviderConfig
+    ) -> None:
+        # One byte every 50 ms: about 45 s for the whole answer, each byte well within any read timeout.
+        server.script(Answer(body=completion(content='{"label": "GOOD", "reason": "ok"}'), drip=0.05))
+        started = time.monotonic()
+
+        outcome = judge(replace(provider, timeout=1), flight_record(booked=False))
+
+        assert time.monotonic() - started < 1.8
+        assert (outcome.status, outcome.attempts) == ("errored", 1)
+        assert outcome.error.startswith(
+            f"Judge error: {server.base_url} started answering but had not finished within 1 s"
+        )
+
+    def test_both_calls_share_one_budget(self, server: ScriptedServer, provider: ProviderConfig) -> None:
+        # The first answer is unusable and takes most of the budget; the retry gets only what is left of it.
+        server.script(
+            Answer(body=completion(content="not json"), delay=1.5),
+            Answer(body=completion(content='{"label": "GOOD", "reason": "ok"}'), drip=0.05),
+        )
+        budget = replace(provider.retry, max_total_seconds=2.5)
+        started = time.monotonic()
+
+        outcome = judge(replace(provider, timeout=2, retry=budget), flight_record(booked=False))
+
+        assert time.monotonic() - started < 3.2
+        assert (outcome.status, outcome.attempts) == ("errored", 2)
+        assert "(what was left of the overall time budget)" in outcome.error
 
     def test_the_cost_of_both_calls_is_added_up(self, server: ScriptedServer, provider: ProviderConfig) -> None:
         priced = replace(provider, price_overrides={MODEL: ModelPrice(Decimal("2.50"), Decimal("10"))})

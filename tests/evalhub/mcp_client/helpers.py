@@ -5,7 +5,10 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,3 +107,26 @@ def process_alive(pid: int) -> bool:
         return False
     state = stat.rpartition(")")[2].split()[0]
     return state not in ("Z", "X")
+
+
+@contextmanager
+def silent_endpoint() -> Iterator[str]:
+    """The URL of an HTTP endpoint on 127.0.0.1 that accepts connections and reads requests but never answers."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return  # closed: the test is over
+            held.append(conn)
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()

@@ -29,6 +29,9 @@ class Answer:
     # Parks the request until the test sets it (or the server closes): a call that is "in progress" for as long
     # as a test needs, with no sleep.
     hold: threading.Event | None = None
+    # Seconds between bytes: the whole response, status line first, goes out one byte at a time (a provider that
+    # keeps every read alive while never finishing in time).
+    drip: float = 0.0
 
 
 @dataclass
@@ -102,6 +105,8 @@ class ScriptedServer:
             payload, content_type = str(answer.body or "").encode(), "text/html"
         content_type = answer.content_type or content_type
         try:
+            if answer.drip:
+                handler.wfile = _Drip(handler.wfile, answer.drip)  # type: ignore[assignment]
             handler.send_response(answer.status)
             handler.send_header("Content-Type", content_type)
             handler.send_header("Content-Length", str(len(payload)))
@@ -111,6 +116,24 @@ class ScriptedServer:
             handler.wfile.write(payload)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up first (a timeout test)
+
+
+class _Drip:
+    """A response writer that sends one byte, waits, sends the next."""
+
+    def __init__(self, inner: Any, interval: float) -> None:
+        self._inner = inner
+        self._interval = interval
+
+    def write(self, data: bytes) -> int:
+        for index in range(len(data)):
+            self._inner.write(data[index : index + 1])
+            self._inner.flush()
+            time.sleep(self._interval)
+        return len(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)  # flush, close, closed: the handler's own writer does those
 
 
 def completion(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -61,6 +62,20 @@ class RetryTests:
         assert caught.value.kind == ErrorKind.RATE_LIMITED
         assert caught.value.attempts == 3
         assert caught.value.message.startswith("the provider kept rate-limiting the requests (429) — gave up after 3 ")
+
+    def test_a_retry_after_beyond_the_budget_is_quoted(self, server: ScriptedServer, config: ProviderConfig) -> None:
+        server.script(rate_limited("3600"))
+
+        with pytest.raises(ProviderError) as caught:
+            chat(config, messages=HELLO, model="gpt-4o")
+
+        assert len(server.received) == 1  # an hour's wait does not fit in the 10 s budget: no second attempt
+        assert re.fullmatch(
+            r"the provider kept rate-limiting the requests \(429\) — gave up after 1 attempt in 0\.\d s: it asked to "
+            r"wait 3600 s \(about 60 min\) before trying again \(Retry-After\), longer than the (9\.\d|10\.0) s left "
+            r"of the 10 s retry budget",
+            caught.value.message,
+        ), caught.value.message
 
     def test_it_does_not_retry_an_empty_quota(self, server: ScriptedServer, config: ProviderConfig) -> None:
         server.script(openai_error(429, "You exceeded your current quota.", code="insufficient_quota"))

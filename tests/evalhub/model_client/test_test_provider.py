@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import pytest
@@ -49,6 +50,19 @@ class TestButtonTests:
             test_provider(replace(config, retry=config.retry), "gpt-40")
 
         assert caught.value.message == f"model 'gpt-40' not found at {server.base_url} — check the model name"
+
+    def test_a_dripping_provider_answers_within_the_timeout(
+        self, server: ScriptedServer, config: ProviderConfig
+    ) -> None:
+        # The audit's case: with a 10 s timeout the button had not answered after 45 s.
+        server.script(Answer(body=completion(content="O", completion_tokens=1), drip=0.05))
+        started = time.monotonic()
+
+        with pytest.raises(ProviderError) as caught:
+            test_provider(replace(config, timeout=1), "gpt-4o")
+
+        assert time.monotonic() - started < 1.8
+        assert caught.value.kind == ErrorKind.TIMEOUT
 
     def test_the_offline_model_passes(self) -> None:
         assert test_provider(offline_config(), "evalhub-offline") > 0

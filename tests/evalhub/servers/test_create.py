@@ -94,6 +94,15 @@ class ServerCreateTests:
         assert response.status_code == 302
         assert McpServer.objects.get().url == "http://mcp-server:8080/mcp"
 
+    def test_a_url_with_a_line_break_is_refused(self, alice_client: Client) -> None:
+        response = alice_client.post("/servers/new/", http_data(url="http://127.0.0.1:8765/m\ncp"))
+
+        assert response.context["form"].errors["url"] == [
+            "The URL must be one line without spaces or control characters (it contains '\\n' at character 24); "
+            "remove it, or percent-encode a space as %20."
+        ]
+        assert not McpServer.objects.exists()
+
     def test_fields_of_the_other_transport_are_not_kept(self, alice_client: Client) -> None:
         alice_client.post("/servers/new/", http_data(command="npx", args_text="-y\nx", env_text="A=1"))
 
