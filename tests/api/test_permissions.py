@@ -208,3 +208,11 @@ class RunPermissionTests:
         scenario.created_by = charlie  # whoever may change the scenario may cancel its runs
         scenario.save()
         assert apis["charlie"].delete(f"/api/v1/runs/{queued(bob).pk}").json()["status"] == "cancelled"
+
+
+@pytest.mark.django_db
+def test_the_api_description_states_the_rule(reader_api: Client) -> None:
+    description = reader_api.get("/api/v1/openapi.json").json()["info"]["description"]
+
+    assert "a server,\nscenario or scorer is updated or deleted only by its creator or staff" in description
+    assert "a run is cancelled by who started it, whoever may change its scenario, or staff" in description
