@@ -25,6 +25,7 @@ from evalhub.api.common import (
     responses,
 )
 from evalhub.api_keys.auth import auth_for
+from evalhub.permissions import require_change
 from evalhub.scenarios.models import Scenario
 from runs.filters import RunFilters
 from runs.heartbeat import runs_reap_stale
@@ -255,8 +256,12 @@ def get_run(request: HttpRequest, run_id: int) -> dict[str, Any]:
 
 @router.delete("/{int:run_id}", response=responses({200: RunOut}, 404), auth=auth_for(WRITE), summary="Cancel a run")
 def cancel_run(request: HttpRequest, run_id: int) -> dict[str, Any]:
-    """A queued run is cancelled at once; a running one stops after its current step (cancel_requested)."""
+    """A queued run is cancelled at once; a running one stops after its current step (cancel_requested).
+
+    Only who started it, whoever may change its scenario, or staff.
+    """
     run = _get(run_id)
+    require_change(acting_user(request), run)
     if not run.is_finished:
         run_cancel(run=run)
         run = _get(run_id)

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from evalhub.permissions import require_change
 from evalhub.scenarios.services import scenario_add_expectations
 from runs.models import Run
 from runs.scoring import run_record
@@ -28,6 +29,7 @@ def _proposals(run: Run) -> list[dict[str, Any]]:
 @require_http_methods(["GET", "POST"])
 def run_save_expectations(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("scenario"), pk=run_id)
+    require_change(request.user, run.scenario)  # it writes to the scenario: the scenario's rule applies
     if not run.is_finished:
         messages.info(request, f"Run #{run.pk} is still {run.status}: save expectations from it once it finishes.")
         return redirect("runs:detail", run_id=run.pk)

@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from evalhub.htmx import HtmxHttpRequest
+from evalhub.permissions import require_change
 from evalhub.scenarios.models import Scenario, Tag
 from runs.filters import RunFilters, models_used
 from runs.heartbeat import runs_reap_stale
@@ -87,6 +88,7 @@ def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
 @require_POST
 def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run, pk=run_id)
+    require_change(request.user, run)
     if run.is_finished:
         messages.info(request, f"Run #{run.pk} had already finished.")
     else:
@@ -101,6 +103,7 @@ def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
 @require_POST
 def run_rescore(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run, pk=run_id, status=Run.Status.DONE)
+    require_change(request.user, run)
     runs_rescore(run_ids=[run.pk])
     messages.success(request, f"Re-scoring run #{run.pk} with the current scorers; earlier results stay below.")
     return redirect("runs:detail", run_id=run.pk)
@@ -109,6 +112,7 @@ def run_rescore(request: HttpRequest, run_id: int) -> HttpResponse:
 @require_POST
 def scenario_rescore(request: HttpRequest, scenario_id: int) -> HttpResponse:
     scenario = get_object_or_404(Scenario, pk=scenario_id)
+    require_change(request.user, scenario)
     count = runs_rescore(run_ids=list(scenario.runs.filter(status=Run.Status.DONE).values_list("pk", flat=True)))
     messages.success(request, f"Re-scoring {count} finished run{'s' if count != 1 else ''} of “{scenario.name}”.")
     return redirect("scenario_detail", scenario_id=scenario.pk)

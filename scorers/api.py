@@ -28,6 +28,7 @@ from evalhub.api.common import (
     responses,
 )
 from evalhub.api_keys.auth import auth_for
+from evalhub.permissions import require_change
 from evalhub.servers.models import McpServer
 from runs.models import Run
 from runs.scoring import run_record
@@ -197,8 +198,9 @@ def get_scorer(request: HttpRequest, scorer_id: int) -> dict[str, Any]:
     "/{int:scorer_id}", response=responses({200: ScorerOut}, 404), auth=auth_for(WRITE), summary="Update a scorer"
 )
 def update_scorer(request: HttpRequest, scorer_id: int, payload: ScorerPatch) -> dict[str, Any]:
-    """A change of kind, code, prompt, labels or judge model makes a new version."""
+    """Its creator or staff only. A change of kind, code, prompt, labels or judge model makes a new version."""
     scorer = _get(scorer_id)
+    require_change(acting_user(request), scorer)
     values = patched(scorer_out(scorer), payload.dict(exclude_unset=True))
     return scorer_out(_save(values, scorer, request))
 
@@ -207,8 +209,10 @@ def update_scorer(request: HttpRequest, scorer_id: int, payload: ScorerPatch) ->
     "/{int:scorer_id}", response=responses({204: None}, 404), auth=auth_for(WRITE), summary="Delete a scorer"
 )
 def delete_scorer(request: HttpRequest, scorer_id: int) -> Status:
-    """Past results keep the scorer's name and score."""
-    _get(scorer_id).delete()
+    """Its creator or staff only. Past results keep the scorer's name and score."""
+    scorer = _get(scorer_id)
+    require_change(acting_user(request), scorer)
+    scorer.delete()
     return Status(204, None)
 
 

@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evalhub.htmx import HtmxHttpRequest
+from evalhub.permissions import require_change
 from evalhub.servers.models import McpServer
 from runs.models import Run
 from runs.scoring import run_record
@@ -54,6 +55,8 @@ def scorer_create(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def scorer_edit(request: HttpRequest, scorer_id: int) -> HttpResponse:
     scorer = get_object_or_404(Scorer, pk=scorer_id)
+    if request.method == "POST":
+        require_change(request.user, scorer)  # Reading it (and testing it) is everyone's: this page is its only view.
     version = scorer.version
     form = ScorerForm(request.POST or None, instance=scorer)
     if request.method == "POST" and form.is_valid():
@@ -76,6 +79,7 @@ def scorer_duplicate(request: HttpRequest, scorer_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def scorer_delete(request: HttpRequest, scorer_id: int) -> HttpResponse:
     scorer = get_object_or_404(Scorer, pk=scorer_id)
+    require_change(request.user, scorer)
     if request.method == "POST":
         scorer.delete()
         messages.success(request, f"Deleted scorer “{scorer.name}”. Past results keep its name and score.")

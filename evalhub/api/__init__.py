@@ -46,6 +46,11 @@ Everything the dashboard does, for scripts and CI. Authenticate with `Authorizat
 (Settings → API keys, or `manage.py createapikey`). Scopes: `evaluate:read` (GET), `evaluate:write` (create,
 start, cancel), `evaluate:admin` (stdio servers; staff only), `evaluate:export` (reports).
 
+Who may change what: a key acts as its owner. Everyone reads, inspects, runs and duplicates everything; a server,
+scenario or scorer is updated or deleted only by its creator or staff (stdio servers: staff only; records without a
+recorded creator: staff only); a run is cancelled by who started it, whoever may change its scenario, or staff.
+Anyone else gets 403 INSUFFICIENT_PERMISSIONS with a message saying who may.
+
 Errors always have the shape `{"error": {"code", "message", "details"}}`: VALIDATION_ERROR 400,
 AUTHENTICATION_REQUIRED 401, INSUFFICIENT_PERMISSIONS 403, RESOURCE_NOT_FOUND 404, CONFLICT 409,
 SERVER_UNREACHABLE 422, QUOTA_EXCEEDED 429, RATE_LIMIT_EXCEEDED 429. Every authenticated answer carries

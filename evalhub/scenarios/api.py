@@ -29,6 +29,7 @@ from evalhub.api.common import (
     responses,
 )
 from evalhub.api_keys.auth import auth_for
+from evalhub.permissions import require_change
 from evalhub.providers.models import Provider, ensure_builtin_providers
 from evalhub.scenarios.forms import ScenarioForm
 from evalhub.scenarios.models import DEFAULT_MAX_TOKENS, Scenario
@@ -270,7 +271,9 @@ def get_scenario(request: HttpRequest, scenario_id: int) -> dict[str, Any]:
     "/{int:scenario_id}", response=responses({200: ScenarioOut}, 404), auth=auth_for(WRITE), summary="Update a scenario"
 )
 def update_scenario(request: HttpRequest, scenario_id: int, payload: ScenarioPatch) -> dict[str, Any]:
+    """Its creator or staff only."""
     scenario = _get(scenario_id)
+    require_change(acting_user(request), scenario)
     changes = payload.dict(exclude_unset=True)
     values = patched(
         scenario_out(scenario), changes, nullable=("expected", "expectations", "token_budget", "cost_budget_usd")
@@ -284,8 +287,10 @@ def update_scenario(request: HttpRequest, scenario_id: int, payload: ScenarioPat
     "/{int:scenario_id}", response=responses({204: None}, 404), auth=auth_for(WRITE), summary="Delete a scenario"
 )
 def delete_scenario(request: HttpRequest, scenario_id: int) -> Status:
-    """Deletes its runs too, as the UI does."""
-    _get(scenario_id).delete()
+    """Its creator or staff only. Deletes its runs too, as the UI does."""
+    scenario = _get(scenario_id)
+    require_change(acting_user(request), scenario)
+    scenario.delete()
     return Status(204, None)
 
 

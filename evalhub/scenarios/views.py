@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from evalhub.permissions import require_change
 from evalhub.scenarios import services
 from evalhub.scenarios.expectations_editor import editor_spec, expectations_check
 from evalhub.scenarios.forms import ScenarioForm
@@ -63,6 +64,7 @@ def scenario_create(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def scenario_edit(request: HttpRequest, scenario_id: int) -> HttpResponse:
     scenario = get_object_or_404(Scenario, pk=scenario_id)
+    require_change(request.user, scenario)
     form = ScenarioForm(request.POST or None, instance=scenario)
     if request.method == "POST" and form.is_valid():
         scenario = form.save()
@@ -123,6 +125,7 @@ def scenario_duplicate(request: HttpRequest, scenario_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def scenario_delete(request: HttpRequest, scenario_id: int) -> HttpResponse:
     scenario = get_object_or_404(Scenario, pk=scenario_id)
+    require_change(request.user, scenario)
     if request.method == "POST":
         name = scenario.name
         scenario.delete()

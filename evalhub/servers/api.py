@@ -31,6 +31,7 @@ from evalhub.api.common import (
 )
 from evalhub.api_keys.auth import auth_for
 from evalhub.mcp_client.config import ALWAYS_SECRET_HEADERS
+from evalhub.permissions import require_change
 from evalhub.servers.forms import ServerForm
 from evalhub.servers.models import McpServer
 from evalhub.servers.services import ServerInUse, server_delete, server_inspect_in_background
@@ -316,7 +317,9 @@ def get_server(request: HttpRequest, server_id: int) -> dict[str, Any]:
     "/{int:server_id}", response=responses({200: ServerOut}, 404), auth=auth_for(WRITE), summary="Update a server"
 )
 def update_server(request: HttpRequest, server_id: int, payload: ServerPatch) -> dict[str, Any]:
+    """Its creator or staff only; a stdio server, staff with evaluate:admin only."""
     server = _get(server_id)
+    require_change(acting_user(request), server)
     data = payload.dict(exclude_unset=True)
     if server.is_stdio or data.get("transport") == McpServer.Transport.STDIO:
         require_admin(request, "Changing a stdio server")
@@ -331,9 +334,11 @@ def update_server(request: HttpRequest, server_id: int, payload: ServerPatch) ->
     "/{int:server_id}", response=responses({204: None}, 404, 409), auth=auth_for(WRITE), summary="Delete a server"
 )
 def delete_server(request: HttpRequest, server_id: int) -> Status:
-    """Refused with 409 CONFLICT while scenarios use the server."""
+    """Its creator or staff only (a stdio server: staff only). Refused with 409 CONFLICT while scenarios use it."""
+    server = _get(server_id)
+    require_change(acting_user(request), server)
     try:
-        server_delete(server=_get(server_id))
+        server_delete(server=server)
     except ServerInUse as exc:
         names = [scenario.name for scenario in exc.scenarios]
         raise ApiError(ErrorCode.CONFLICT, str(exc), {"scenarios": names}) from None

@@ -1,6 +1,7 @@
 """Servers: register MCP servers, inspect what they offer, and see how their tools change.
 
-stdio servers are read-only for non-staff users: saving one decides which command EvalHub runs on this machine.
+Everyone may inspect and use every server; who may change one is evalhub.permissions' rule (its creator or staff,
+and only staff for stdio servers: saving one decides which command EvalHub runs on this machine).
 """
 
 from __future__ import annotations
@@ -25,25 +26,24 @@ from evalhub.mcp_client.errors import McpConnectionError
 from evalhub.mcp_client.quality import QualityReport, quality_report
 from evalhub.mcp_client.snapshot import ToolsDiff, diff_tools
 from evalhub.outbound import dropped_secrets_message
+from evalhub.permissions import STDIO_STAFF_ONLY, can_change, is_staff, require_change
 from evalhub.servers import services
 from evalhub.servers.forms import ServerForm
 from evalhub.servers.models import McpServer, ToolSnapshot
 from evalhub.vault import SecretUnavailable
 
-STDIO_READ_ONLY = "Only staff users can add or change stdio servers: saving one decides which command EvalHub runs."
-
 
 def can_edit(user: AbstractBaseUser | AnonymousUser, server: McpServer | None = None) -> bool:
-    """Anyone may manage HTTP and SSE servers; stdio servers (a command EvalHub runs) need staff."""
-    return bool(getattr(user, "is_staff", False)) or (server is not None and not server.is_stdio)
+    """May `user` change this server (evalhub.permissions), or, without one, add a stdio server (staff only)?"""
+    return is_staff(user) if server is None else can_change(user, server)
 
 
 def _require_edit(request: HttpRequest, server: McpServer | None, transport: str | None = None) -> None:
     """403 when the user may not save this server, or may not turn it into a stdio one."""
-    if server is not None and not can_edit(request.user, server):
-        raise PermissionDenied(STDIO_READ_ONLY)
-    if transport == McpServer.Transport.STDIO and not can_edit(request.user):
-        raise PermissionDenied(STDIO_READ_ONLY)
+    if server is not None:
+        require_change(request.user, server)
+    if transport == McpServer.Transport.STDIO and not is_staff(request.user):
+        raise PermissionDenied(STDIO_STAFF_ONLY)
 
 
 # Tool annotations worth a badge when a server sets them to true (MCP spec names, our labels).

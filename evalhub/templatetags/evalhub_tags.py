@@ -1,4 +1,4 @@
-"""Formatting shared by every page: scores, money, durations, JSON."""
+"""Formatting shared by every page: scores, money, durations, JSON; and which buttons a user may press."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from typing import Any
 from django import template
 from django.utils import timezone
 from django.utils.timesince import timesince
+
+from evalhub import permissions
+from evalhub.permissions import Changeable, User
 
 register = template.Library()
 
@@ -71,3 +74,15 @@ def ago(value: datetime | None) -> str:
 def words(value: str) -> str:
     """An identifier as words: `missing_call` → `missing call`."""
     return str(value).replace("_", " ")
+
+
+@register.filter
+def can_change(user: User, obj: Changeable) -> bool:
+    """`{% if user|can_change:scenario %}`: offer a button only to whoever may use it (evalhub.permissions)."""
+    return permissions.can_change(user, obj)
+
+
+@register.filter
+def change_refusal(user: User, obj: Changeable) -> str:
+    """Why `user` may not change `obj`, for the read-only notice; "" when they may."""
+    return permissions.change_refusal(user, obj)

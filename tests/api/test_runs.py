@@ -6,6 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client, override_settings
 from django.utils import timezone
 
@@ -137,24 +138,28 @@ class RunDetailTests:
 
 @pytest.mark.django_db
 class RunCancelTests:
-    def test_it_cancels_a_queued_run(self, writer_api: Client) -> None:
-        run = Run.objects.create(scenario=make_scenario(make_demo_server()), model="evalhub-offline")
+    def test_it_cancels_a_queued_run(self, writer_api: Client, bob: User) -> None:
+        run = Run.objects.create(scenario=make_scenario(make_demo_server()), model="evalhub-offline", started_by=bob)
 
         body = writer_api.delete(f"/api/v1/runs/{run.pk}").json()
 
         assert (body["status"], body["stop_reason"]) == ("cancelled", "cancelled")
 
-    def test_a_running_run_is_asked_to_stop(self, writer_api: Client) -> None:
+    def test_a_running_run_is_asked_to_stop(self, writer_api: Client, bob: User) -> None:
         run = Run.objects.create(
-            scenario=make_scenario(make_demo_server()), model="m", status="running", heartbeat_at=timezone.now()
+            scenario=make_scenario(make_demo_server()),
+            model="m",
+            status="running",
+            heartbeat_at=timezone.now(),
+            started_by=bob,
         )
 
         body = writer_api.delete(f"/api/v1/runs/{run.pk}").json()
 
         assert (body["status"], body["cancel_requested"]) == ("running", True)
 
-    def test_a_finished_run_stays_as_it_was(self, writer_api: Client) -> None:
-        run = finished_run(make_scenario(make_demo_server()), score=1.0, passed=True)
+    def test_a_finished_run_stays_as_it_was(self, writer_api: Client, bob: User) -> None:
+        run = finished_run(make_scenario(make_demo_server()), score=1.0, passed=True, started_by=bob)
 
         assert writer_api.delete(f"/api/v1/runs/{run.pk}").json()["status"] == "done"
 

@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
 from evalhub.providers.models import offline_provider
@@ -133,8 +134,8 @@ class ScenarioDetailTests:
     def test_a_missing_one_is_404(self, reader_api: Client) -> None:
         assert_error(reader_api.get("/api/v1/scenarios/9999"), 404, "RESOURCE_NOT_FOUND")
 
-    def test_it_updates_only_what_is_sent(self, writer_api: Client) -> None:
-        scenario = make_scenario(make_demo_server(), pass_threshold=0.5)
+    def test_it_updates_only_what_is_sent(self, writer_api: Client, bob: User) -> None:
+        scenario = make_scenario(make_demo_server(), pass_threshold=0.5, created_by=bob)
         scenario.tags.create(name="smoke")
 
         response = writer_api.patch(
@@ -148,8 +149,8 @@ class ScenarioDetailTests:
         assert (scenario.prompt, scenario.expected, scenario.pass_threshold) == ("New prompt", None, 0.5)
         assert [t.name for t in scenario.tags.all()] == ["smoke"]
 
-    def test_an_invalid_update_changes_nothing(self, writer_api: Client) -> None:
-        scenario = make_scenario(make_demo_server())
+    def test_an_invalid_update_changes_nothing(self, writer_api: Client, bob: User) -> None:
+        scenario = make_scenario(make_demo_server(), created_by=bob)
 
         response = writer_api.patch(
             f"/api/v1/scenarios/{scenario.pk}", {"pass_threshold": 3}, content_type="application/json"
@@ -159,8 +160,8 @@ class ScenarioDetailTests:
         scenario.refresh_from_db()
         assert scenario.pass_threshold == 0.7
 
-    def test_it_deletes_one_and_its_runs(self, writer_api: Client) -> None:
-        scenario = make_scenario(make_demo_server())
+    def test_it_deletes_one_and_its_runs(self, writer_api: Client, bob: User) -> None:
+        scenario = make_scenario(make_demo_server(), created_by=bob)
         Run.objects.create(scenario=scenario, model="m")
 
         assert writer_api.delete(f"/api/v1/scenarios/{scenario.pk}").status_code == 204

@@ -159,7 +159,7 @@ class ServerBrowserTests:
 
         page.goto(f"{live_server.url}/servers/{server.pk}/")
 
-        expect(page.get_by_text("Read-only: only staff users can change stdio servers")).to_be_visible()
+        expect(page.get_by_text("Only staff users can add or change stdio servers")).to_be_visible()
         expect(page.get_by_role("link", name="Edit")).to_have_count(0)
         page.goto(f"{live_server.url}/servers/new/")
         expect(page.get_by_label("stdio (a command EvalHub starts)")).to_have_count(0)

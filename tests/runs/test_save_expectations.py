@@ -126,3 +126,16 @@ class SaveAsExpectationsTests:
         html = alice_client.get(f"/runs/{run.pk}/").content.decode()
 
         assert f'href="/runs/{run.pk}/save-expectations/"' in html
+
+
+@pytest.mark.django_db(transaction=True)
+class SaveAsExpectationsPermissionTests:
+    def test_only_who_may_change_the_scenario_may_save_onto_it(self, run: Run, bob_client: Client) -> None:
+        # The scenario has no recorded creator (make_scenario), so it is staff's: bob may read the run, not write.
+        before = list(Run.objects.get(pk=run.pk).scenario.expectations)
+
+        response = bob_client.post(page(run), {"selected": ["0"], "mode": "add"})
+
+        assert response.status_code == 403
+        assert Run.objects.get(pk=run.pk).scenario.expectations == before
+        assert "Save as expectations" not in bob_client.get(f"/runs/{run.pk}/").content.decode()

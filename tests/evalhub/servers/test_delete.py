@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 
 from evalhub.servers.models import McpServer
@@ -39,9 +40,11 @@ class ServerDeleteTests:
             "another server or delete them first."
         ) in response.content.decode()
 
-    def test_non_staff_delete_http_servers_but_not_stdio_ones(self, bob_client: Client) -> None:
-        stdio = make_demo_server()
-        remote = McpServer.objects.create(name="Remote", transport="http", url="https://mcp.example.com/mcp")
+    def test_non_staff_delete_their_http_servers_but_not_stdio_ones(self, bob_client: Client, bob: User) -> None:
+        stdio = make_demo_server(created_by=bob)
+        remote = McpServer.objects.create(
+            name="Remote", transport="http", url="https://mcp.example.com/mcp", created_by=bob
+        )
 
         assert bob_client.get(f"/servers/{stdio.pk}/delete/").status_code == 403
         assert bob_client.post(f"/servers/{stdio.pk}/delete/").status_code == 403

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
@@ -32,8 +33,10 @@ class ServerDetailTests:
         assert "Not inspected yet." in content
         assert f'href="/servers/{server.pk}/edit/"' in content
 
-    def test_it_shows_an_http_servers_url_and_headers(self, bob_client: Client) -> None:
-        server = McpServer(name="Remote", transport="http", url="https://mcp.example.com/mcp", headers={"X-T": "a"})
+    def test_it_shows_an_http_servers_url_and_headers(self, bob_client: Client, bob: User) -> None:
+        server = McpServer(
+            name="Remote", transport="http", url="https://mcp.example.com/mcp", headers={"X-T": "a"}, created_by=bob
+        )
         server.set_secrets(bearer_token="tok", env={}, headers={})
         server.save()
 
@@ -41,7 +44,7 @@ class ServerDetailTests:
 
         assert "https://mcp.example.com/mcp" in content and "<code>X-T: a</code>" in content
         assert 'Bearer token <span class="badge secret-set">•••• set</span>' in content
-        assert f'href="/servers/{server.pk}/edit/"' in content  # anyone may edit HTTP servers
+        assert f'href="/servers/{server.pk}/edit/"' in content  # its creator may edit an HTTP server
 
     def test_it_notes_settings_edited_after_the_last_inspection(self, alice_client: Client) -> None:
         server = make_demo_server()

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
+from evalhub.permissions import STDIO_STAFF_ONLY
 from evalhub.servers.models import McpServer
 from tests.base import make_demo_server
 
@@ -113,8 +115,8 @@ class ServerEditTests:
         assert (server.transport, server.command, server.url, server.headers) == ("stdio", "my-server", "", {})
         assert server.secrets() == {"bearer_token": "", "env": {}, "headers": {}}
 
-    def test_non_staff_edit_http_servers(self, bob_client: Client) -> None:
-        server = make_http_server()
+    def test_non_staff_edit_their_http_servers(self, bob_client: Client, bob: User) -> None:
+        server = make_http_server(created_by=bob)
         url = f"/servers/{server.pk}/edit/"
 
         response = bob_client.post(url, form_data(bob_client, url, url="https://other.example.com/mcp"))
@@ -133,8 +135,8 @@ class ServerEditTests:
         server.refresh_from_db()
         assert server.name == "Demo travel server"
 
-    def test_non_staff_cannot_turn_an_http_server_into_a_stdio_one(self, bob_client: Client) -> None:
-        server = make_http_server()
+    def test_non_staff_cannot_turn_an_http_server_into_a_stdio_one(self, bob_client: Client, bob: User) -> None:
+        server = make_http_server(created_by=bob)
         url = f"/servers/{server.pk}/edit/"
 
         response = bob_client.post(url, form_data(bob_client, url, transport="stdio", command="/bin/sh"))
@@ -150,5 +152,5 @@ class ServerEditTests:
 
         assert f"/servers/{server.pk}/edit/" not in content
         assert f"/servers/{server.pk}/delete/" not in content
-        assert "Read-only: only staff users can change stdio servers" in content
+        assert STDIO_STAFF_ONLY + " You can still inspect it and use it in scenarios." in content
         assert "Test connection / Inspect" in content

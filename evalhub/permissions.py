@@ -1,0 +1,88 @@
+"""Who may change what: one rule per kind of object, for the pages and the API alike.
+
+Everyone signed in sees everything and may use everything: inspect any server, run any scenario, press Test on a
+provider or a scorer, duplicate a scenario or a scorer (the copy is theirs). Changing is narrower:
+
+- staff may change and delete anything;
+- anyone else changes or deletes only what they created (servers, scenarios, scorers); what has no recorded
+  creator (seeded by `make run`, created on the command line, or whose creator's account was deleted) is staff's;
+- stdio servers decide which command EvalHub runs on this machine: only staff change or delete them;
+- a run is cancelled or re-scored by whoever started it or whoever may change its scenario (who may delete the
+  scenario, and its runs with it, anyway);
+- providers and the models EvalHub uses are staff's (they hold the install's credentials: see
+  evalhub.providers.views.staff_required); API keys are their owner's alone (evalhub.api_keys).
+
+Views call `require_change(request.user, obj)` and API routes `require_change(acting_user(request), obj)` before
+anything else, and pages show a button only `{% if user|can_change:obj %}`, so the UI and the API cannot disagree.
+A refusal is a PermissionDenied whose sentence the 403 page and the API's INSUFFICIENT_PERMISSIONS envelope show.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
+
+from evalhub.scenarios.models import Scenario
+from evalhub.servers.models import McpServer
+from runs.models import Run
+from scorers.models import Scorer
+
+User = AbstractBaseUser | AnonymousUser
+Changeable = McpServer | Scenario | Scorer | Run
+
+STDIO_STAFF_ONLY = "Only staff users can add or change stdio servers: saving one decides which command EvalHub runs."
+# What a refused user can do instead, by kind.
+ALTERNATIVES = {
+    McpServer: "Register a server of your own to use other settings.",
+    Scenario: "Duplicate it to get a copy you can change.",
+    Scorer: "Duplicate it to get a copy you can change.",
+}
+
+
+def is_staff(user: User) -> bool:
+    return bool(getattr(user, "is_staff", False))
+
+
+def _created(user: User, obj: McpServer | Scenario | Scorer) -> str:
+    """The creator rule: "" for the creator, else why not (naming the creator, so the user knows whom to ask)."""
+    if obj.created_by_id is not None and obj.created_by_id == user.pk:
+        return ""
+    what = f"{obj._meta.verbose_name} “{obj}”"
+    if obj.created_by is None:
+        refusal = f"The {what} has no recorded creator, so only staff can change or delete it."
+    else:
+        refusal = f"Only the creator of the {what} ({obj.created_by.get_username()}) or staff can change or delete it."
+    return f"{refusal} {ALTERNATIVES[type(obj)]}"
+
+
+def _run_changers(run: Run) -> str:
+    """Who may change a run, by name: "bob (who started it), carol (who created scenario “X”) or staff"."""
+    who = [f"{run.started_by.get_username()} (who started it)"] if run.started_by is not None else []
+    creator = run.scenario.created_by
+    if creator is not None and creator.pk != run.started_by_id:
+        who.append(f"{creator.get_username()} (who created scenario “{run.scenario}”)")
+    return ", ".join(who) + " or staff" if who else "staff"
+
+
+def change_refusal(user: User, obj: Changeable) -> str:
+    """Why `user` may not change `obj` (edit, delete, cancel, re-score), or "" when they may."""
+    if is_staff(user):
+        return ""
+    if isinstance(obj, Run):
+        if (obj.started_by_id is not None and obj.started_by_id == user.pk) or can_change(user, obj.scenario):
+            return ""
+        return f"Only {_run_changers(obj)} can cancel or re-score run #{obj.pk}."
+    if isinstance(obj, McpServer) and obj.is_stdio:
+        return STDIO_STAFF_ONLY
+    return _created(user, obj)
+
+
+def can_change(user: User, obj: Changeable) -> bool:
+    return not change_refusal(user, obj)
+
+
+def require_change(user: User, obj: Changeable) -> None:
+    """Refuse with a 403 that says why, before a view or an API route changes anything."""
+    refusal = change_refusal(user, obj)
+    if refusal:
+        raise PermissionDenied(refusal)
