@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from django.db import connection
 from django.utils import timezone
 
+from runs.experiments.metrics import cells_refresh
 from runs.models import Run
 
 # The worker beats every BEAT_SECONDS; a run silent for STALE_AFTER has lost its worker (killed, machine gone).
@@ -45,10 +46,15 @@ def beating(run_id: int) -> Iterator[None]:
 def runs_reap_stale(now: datetime | None = None) -> int:
     """Mark runs whose worker stopped beating as failed, so nothing stays "running" forever."""
     now = now or timezone.now()
-    return Run.objects.filter(status=Run.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER).update(
+    reaped = Run.objects.filter(status=Run.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER).update(
         status=Run.Status.ERROR,
         stop_reason=Run.StopReason.ERROR,
         finished_at=now,
         passed=False,
         error={"step": "worker", "kind": "worker_lost", "message": "worker lost: it stopped while running this run"},
     )
+    if reaped:
+        # The rows just reaped are the ones finished at exactly `now` by a lost worker.
+        lost = Run.objects.filter(finished_at=now, error__kind="worker_lost", cell__isnull=False)
+        cells_refresh(cell_ids=lost.values_list("cell_id", flat=True))
+    return reaped

@@ -1,0 +1,218 @@
+"""The experiment matrix as data: rows of scenarios, columns of models, totals per model, and the cost chart.
+
+Built from the stored cells alone (no run is read), so the page, the API and the reports cost the same whatever
+the number of runs. Every figure comes from runs.experiments.stats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from runs.experiments.models import Experiment, ExperimentCell
+from runs.experiments.stats import is_flaky, pass_at_k, pass_hat_k, percentile, wilson_interval
+
+CHART_WIDTH, CHART_HEIGHT, CHART_PAD = 420, 200, 34
+
+
+@dataclass(frozen=True)
+class CellView:
+    """One cell's figures. `k` is the number of counted trials (the planned trials once all have finished)."""
+
+    cell: ExperimentCell
+
+    @property
+    def k(self) -> int:
+        return self.cell.counted
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.cell.passes / self.k if self.k else None
+
+    @property
+    def pass_at_k(self) -> float | None:
+        return pass_at_k(self.k, self.cell.passes, self.k) if self.k else None
+
+    @property
+    def pass_hat_k(self) -> float | None:
+        return pass_hat_k(self.k, self.cell.passes, self.k) if self.k else None
+
+    @property
+    def p50_ms(self) -> float | None:
+        return percentile(self.cell.durations_ms, 50) if self.cell.durations_ms else None
+
+    @property
+    def p95_ms(self) -> float | None:
+        return percentile(self.cell.durations_ms, 95) if self.cell.durations_ms else None
+
+    @property
+    def flaky(self) -> bool:
+        return is_flaky(self.cell.passes, self.k)
+
+    @property
+    def bar_percent(self) -> int:
+        return round(100 * (self.pass_rate or 0))
+
+    @property
+    def state(self) -> str:
+        """pass / fail / flaky / pending: the cell's colour."""
+        if not self.k:
+            return "pending"
+        if self.flaky:
+            return "flaky"
+        return "pass" if self.cell.passes == self.k else "fail"
+
+    def record(self) -> dict[str, Any]:
+        cell = self.cell
+        return {
+            "id": cell.pk,
+            "scenario_id": cell.scenario_id,
+            "scenario_name": cell.scenario_name,
+            "provider_id": cell.provider_id,
+            "provider_name": cell.provider_name,
+            "model": cell.model,
+            "trials": cell.trials,
+            "finished": cell.finished,
+            "counted": cell.counted,
+            "passes": cell.passes,
+            "errors": cell.errors,
+            "pass_rate": self.pass_rate,
+            "k": self.k,
+            "pass_at_k": self.pass_at_k,
+            "pass_hat_k": self.pass_hat_k,
+            "pass_at_1": self.pass_rate,
+            "pass_hat_1": self.pass_rate,
+            "score_mean": cell.score_mean,
+            "score_interval": [cell.score_low, cell.score_high] if cell.score_mean is not None else None,
+            "duration_p50_ms": self.p50_ms,
+            "duration_p95_ms": self.p95_ms,
+            "tokens_mean": cell.tokens_mean,
+            "cost_usd": float(cell.cost_usd) if cell.cost_usd is not None else None,
+            "flaky": self.flaky,
+            "failure": cell.failure,
+        }
+
+
+@dataclass(frozen=True)
+class ModelTotals:
+    label: str
+    passes: int
+    counted: int
+    low: float
+    high: float
+    cost_usd: Decimal | None
+    median_ms: float | None
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passes / self.counted if self.counted else None
+
+    @property
+    def cost_per_trial(self) -> float | None:
+        return float(self.cost_usd) / self.counted if self.cost_usd is not None and self.counted else None
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "model": self.label,
+            "passes": self.passes,
+            "counted": self.counted,
+            "pass_rate": self.pass_rate,
+            "pass_rate_interval": [self.low, self.high],
+            "cost_usd": float(self.cost_usd) if self.cost_usd is not None else None,
+            "duration_median_ms": self.median_ms,
+        }
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    x: float
+    y: float
+    label: str
+    rate: float
+    cost: float
+
+
+@dataclass(frozen=True)
+class Matrix:
+    columns: list[str]
+    rows: list[tuple[str, int | None, list[CellView | None]]]
+    totals: list[ModelTotals]
+
+    @property
+    def cells(self) -> list[CellView]:
+        return [view for _, _, views in self.rows for view in views if view is not None]
+
+    def chart(self) -> list[ChartPoint]:
+        """Pass rate (up) against mean cost per trial (right), one point per model; None costs are left out."""
+        known = [t for t in self.totals if t.pass_rate is not None and t.cost_per_trial is not None]
+        top = max((t.cost_per_trial or 0.0 for t in known), default=0.0) or 1.0
+        inner_w, inner_h = CHART_WIDTH - 2 * CHART_PAD, CHART_HEIGHT - 2 * CHART_PAD
+        return [
+            ChartPoint(
+                x=round(CHART_PAD + inner_w * (t.cost_per_trial or 0.0) / top, 1),
+                y=round(CHART_HEIGHT - CHART_PAD - inner_h * (t.pass_rate or 0.0), 1),
+                label=t.label,
+                rate=t.pass_rate or 0.0,
+                cost=t.cost_per_trial or 0.0,
+            )
+            for t in known
+        ]
+
+
+def column_label(choice: dict[str, Any], duplicates: set[str]) -> str:
+    """The model's name; with its provider when two providers' models share a name."""
+    model = str(choice["model"])
+    return f"{model} ({choice['provider']})" if model in duplicates else model
+
+
+def build_matrix(experiment: Experiment, cells: list[ExperimentCell]) -> Matrix:
+    names = [str(c["model"]) for c in experiment.model_list]
+    duplicates = {name for name in names if names.count(name) > 1}
+    columns = [column_label(choice, duplicates) for choice in experiment.model_list]
+    grid: dict[int, list[CellView | None]] = {}
+    names_by_row: dict[int, tuple[str, int | None]] = {}
+    for cell in cells:
+        grid.setdefault(cell.row, [None] * len(columns))[cell.column] = CellView(cell)
+        names_by_row[cell.row] = (cell.scenario_name, cell.scenario_id)
+    rows = [(*names_by_row[row], grid[row]) for row in sorted(grid)]
+    totals = []
+    for column, label in enumerate(columns):
+        own = [cell for cell in cells if cell.column == column]
+        passes, counted = sum(c.passes for c in own), sum(c.counted for c in own)
+        low, high = wilson_interval(passes, counted)
+        costs = [c.cost_usd for c in own if c.counted]
+        durations = [d for c in own for d in c.durations_ms]
+        totals.append(
+            ModelTotals(
+                label=label,
+                passes=passes,
+                counted=counted,
+                low=low,
+                high=high,
+                cost_usd=None if None in costs else sum((c for c in costs if c is not None), Decimal(0)),
+                median_ms=percentile(durations, 50) if durations else None,
+            )
+        )
+    return Matrix(columns=columns, rows=rows, totals=totals)
+
+
+def experiment_record(experiment: Experiment, cells: list[ExperimentCell]) -> dict[str, Any]:
+    """An experiment as JSON-safe data: the API's answer, the JSON report, what the CLI reads back."""
+    matrix = build_matrix(experiment, cells)
+    return {
+        "id": experiment.pk,
+        "name": experiment.name,
+        "label": experiment.label,
+        "tag": experiment.tag,
+        "scenario_ids": experiment.scenario_ids,
+        "models": experiment.model_list,
+        "trials": experiment.trials,
+        "baseline_id": experiment.baseline_id,
+        "status": experiment.status,
+        "progress": {"finished": experiment.finished_runs, "total": experiment.total_runs},
+        "created_at": experiment.created_at.isoformat(),
+        "finished_at": experiment.finished_at.isoformat() if experiment.finished_at else None,
+        "cells": [view.record() for view in matrix.cells],
+        "totals": [totals.record() for totals in matrix.totals],
+    }
