@@ -38,6 +38,7 @@ urlpatterns = [
     path("settings/providers/<int:provider_id>/delete/", providers.provider_delete, name="provider_delete"),
     path("settings/providers/<int:provider_id>/test/", providers.provider_test, name="provider_test"),
     path("runs/", include("runs.urls")),
+    path("experiments/", include("runs.experiments.urls")),
     path("scorers/", include("scorers.urls")),
     path("admin/", admin.site.urls),
     *api_urlpatterns(),

@@ -42,6 +42,10 @@ class CellComparison:
             return REMOVED
         return str(self.verdict) if self.verdict else "pending"
 
+    @property
+    def label(self) -> str:
+        return self.kind.replace("changed_not_significant", "changed, not significant").replace("_", " ")
+
     def _both(self, name: str) -> tuple[Any, Any]:
         return (
             getattr(self.baseline, name) if self.baseline else None,
@@ -57,7 +61,8 @@ class CellComparison:
         return _delta(*self._both("p50_ms"))
 
     def _cells(self, name: str) -> tuple[Any, Any]:
-        return tuple(getattr(view.cell, name) if view else None for view in (self.baseline, self.candidate))
+        before, after = (getattr(view.cell, name) if view else None for view in (self.baseline, self.candidate))
+        return before, after
 
     @property
     def score_delta(self) -> float | None:

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from evalhub.providers.models import Provider, offline_provider
 from evalhub.scenarios.models import Scenario, Tag
+from evalhub.servers.models import McpServer
 from runs.experiments.metrics import cells_refresh
 from runs.experiments.models import Experiment
 from runs.experiments.services import ModelChoice, experiment_start
@@ -16,12 +17,12 @@ from runs.models import Run
 from tests.base import make_demo_server, make_scenario
 
 
-def tagged_scenarios(count: int, tag: str = "smoke") -> list[Scenario]:
-    server = make_demo_server()
+def tagged_scenarios(count: int, tag: str = "smoke", *, prefix: str = "Scenario") -> list[Scenario]:
+    server = McpServer.objects.filter(name="Demo travel server").first() or make_demo_server()
     label = Tag.objects.get_or_create(name=tag)[0]
     scenarios = []
     for index in range(count):
-        scenario = make_scenario(server, name=f"Scenario {index + 1}")
+        scenario = make_scenario(server, name=f"{prefix} {index + 1}")
         scenario.tags.add(label)
         scenarios.append(scenario)
     return scenarios
