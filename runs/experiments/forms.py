@@ -31,7 +31,7 @@ class ExperimentForm(forms.Form):
         min_value=MIN_TRIALS,
         max_value=MAX_TRIALS,
         initial=DEFAULT_TRIALS,
-        help_text=f"Runs per scenario and model ({MIN_TRIALS}–{MAX_TRIALS}); each counts against the daily quota.",
+        help_text=f"Runs per scenario and model ({MIN_TRIALS} to {MAX_TRIALS}); each counts against the daily quota.",
     )
     baseline = forms.ModelChoiceField(
         queryset=Experiment.objects.order_by("-created_at"),
@@ -42,8 +42,10 @@ class ExperimentForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["tag"].choices = [("", "— pick scenarios below —"), *((t.name, t.name) for t in Tag.objects.all())]
-        self.fields["models"].choices = model_choices()
+        tag_field, models_field = self.fields["tag"], self.fields["models"]
+        assert isinstance(tag_field, forms.ChoiceField) and isinstance(models_field, forms.ChoiceField)
+        tag_field.choices = [("", "— pick scenarios below —"), *((t.name, t.name) for t in Tag.objects.all())]
+        models_field.choices = model_choices()
 
     def clean_models(self) -> list[ModelChoice]:
         chosen = []

@@ -115,6 +115,7 @@ def experiment_pin(request: HttpRequest, experiment_id: int) -> HttpResponse:
 def experiment_compare_view(request: HttpRequest, experiment_id: int) -> HttpResponse:
     candidate = get_object_or_404(Experiment, pk=experiment_id)
     wanted = request.GET.get("baseline", "")
+    baseline: Experiment | None
     if wanted.isdigit():
         baseline = get_object_or_404(Experiment, pk=int(wanted))
     else:
@@ -125,7 +126,9 @@ def experiment_compare_view(request: HttpRequest, experiment_id: int) -> HttpRes
         comparison = experiment_compare(candidate=candidate, baseline=baseline)
         context["comparison"] = comparison
         pairs = _divergence_pairs(comparison.regressed)
-        context["rows"] = [(row, pairs.get(row.candidate.cell.pk) if row.candidate else None) for row in comparison.rows]
+        context["rows"] = [
+            (row, pairs.get(row.candidate.cell.pk) if row.candidate else None) for row in comparison.rows
+        ]
     return render(request, "experiments/experiment_compare.html", context)
 
 
