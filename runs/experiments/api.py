@@ -32,10 +32,7 @@ from runs.experiments.services import (
     ExperimentInvalid,
     ExperimentQuotaExceeded,
     experiment_cancel,
-    experiment_start,
-    model_resolve,
-    pinned_baseline,
-    scenarios_select,
+    experiment_start_requested,
 )
 from runs.models import Run
 from runs.quota import quota_status
@@ -195,26 +192,15 @@ def start_experiment(request: HttpRequest, payload: ExperimentIn) -> Status:
     (429 QUOTA_EXCEEDED says how many runs it needs and how many are left)."""
     if bool(payload.scenario_ids) == bool(payload.tag):
         raise invalid("Send either scenario_ids or tag.", fields=["scenario_ids", "tag"])
-    tag = (payload.tag or "").strip().lower()
     try:
-        scenarios = scenarios_select(tag=tag, scenario_ids=payload.scenario_ids)
-        models = [model_resolve(model=m.model, provider_id=m.provider_id) for m in payload.models]
-        if payload.baseline_id == "pinned":
-            if not tag:
-                raise ExperimentInvalid('"pinned" needs a tag: baselines are pinned per tag.', field="baseline_id")
-            baseline = pinned_baseline(tag)
-        elif payload.baseline_id is not None:
-            baseline = get_or_404(Experiment.objects.all(), "Experiment", payload.baseline_id)
-        else:
-            baseline = None
-        experiment = experiment_start(
+        experiment = experiment_start_requested(
             name=payload.name,
             label=payload.label,
-            tag=tag,
-            scenarios=scenarios,
-            models=models,
+            tag=payload.tag or "",
+            scenario_ids=payload.scenario_ids,
+            models=[(m.model, m.provider_id) for m in payload.models],
             trials=payload.trials,
-            baseline=baseline,
+            baseline=payload.baseline_id,
             user=acting_user(request),
         )
     except ExperimentInvalid as exc:

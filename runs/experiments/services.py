@@ -167,6 +167,36 @@ def experiment_start(
     return experiment
 
 
+def experiment_start_requested(
+    *,
+    tag: str = "",
+    scenario_ids: list[int] | None = None,
+    models: list[tuple[str, int | None]],
+    trials: int,
+    user: User,
+    name: str = "",
+    label: str = "",
+    baseline: int | str | None = None,
+) -> Experiment:
+    """experiment_start from what the API and the CLI receive: names and ids. `baseline` is an experiment id,
+    "pinned" (the tag's pinned baseline, none if nothing is pinned yet) or None."""
+    tag = tag.strip().lower()
+    scenarios = scenarios_select(tag=tag, scenario_ids=scenario_ids)
+    choices = [model_resolve(model=model, provider_id=provider_id) for model, provider_id in models]
+    chosen: Experiment | None = None
+    if baseline == "pinned":
+        if not tag:
+            raise ExperimentInvalid('"pinned" needs a tag: baselines are pinned per tag.', field="baseline_id")
+        chosen = pinned_baseline(tag)
+    elif baseline is not None:
+        chosen = Experiment.objects.filter(pk=int(baseline)).first()
+        if chosen is None:
+            raise ExperimentInvalid(f"No experiment has id {baseline} (the baseline).", field="baseline_id")
+    return experiment_start(
+        name=name, label=label, tag=tag, scenarios=scenarios, models=choices, trials=trials, baseline=chosen, user=user
+    )
+
+
 def _default_name(tag: str, scenarios: list[Scenario]) -> str:
     what = f"#{tag}" if tag else (scenarios[0].name if len(scenarios) == 1 else f"{len(scenarios)} scenarios")
     return f"{what} · {timezone.now():%Y-%m-%d %H:%M}"
