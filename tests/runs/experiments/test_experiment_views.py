@@ -97,7 +97,7 @@ class ExperimentDetailViewTests:
         assert "pass@3 1.00 · pass^3 0.00 · pass@1 0.67" in page
         assert "p50 1.0 s · p95 2.8 s" in page
         assert f"?cell={experiment.cells.get().pk}" in page
-        assert "67 %</strong> pass" in page and "(2/3; 95 % 21–94 %)" in page
+        assert "67 %</strong> pass" in page and "(2/3; 95 % 21\N{EN DASH}94 %)" in page
         assert "pass@k</strong>: the chance that at least one of k trials passes" in page
         assert "<svg" in page
 
@@ -164,8 +164,8 @@ class CompareAndDivergenceViewTests:
 
         text = divergence.content.decode()
         assert (
-            "Step 1: same call get_weather(latitude: 48.85), different result: &quot;18 °C&quot; → error &quot;Error: down&quot;."
-            in text
+            "Step 1: same call get_weather(latitude: 48.85), different result: "
+            "&quot;18 °C&quot; → error &quot;Error: down&quot;." in text
         )
         assert 'id="first-divergence"' in text
 
