@@ -78,6 +78,19 @@ class CellComparison:
         before, after = (_cost_per_trial(v.cell) if v else None for v in (self.baseline, self.candidate))
         return _delta(before, after)
 
+    @property
+    def delta_texts(self) -> list[str]:
+        """Pass rate, score, cost per trial, p50 duration and tokens, signed with a real minus sign, "—" when unknown."""
+        rate, score, cost = self.pass_rate_delta, self.score_delta, self.cost_delta
+        p50, tokens = self.p50_delta_ms, self.tokens_delta
+        return [
+            "—" if rate is None else f"{_signed(round(rate * 100))} pts",
+            "—" if score is None else _signed(round(score, 2)),
+            "—" if cost is None else f"{_signed(round(cost, 4))} $",
+            "—" if p50 is None else f"{_signed(round(p50 / 1000, 1))} s",
+            "—" if tokens is None else _signed(round(tokens)),
+        ]
+
     def record(self) -> dict[str, Any]:
         return {
             "scenario_name": self.scenario_name,

@@ -13,7 +13,9 @@ from typing import Any
 from runs.experiments.models import Experiment, ExperimentCell
 from runs.experiments.stats import is_flaky, pass_at_k, pass_hat_k, percentile, wilson_interval
 
-CHART_WIDTH, CHART_HEIGHT, CHART_PAD = 420, 200, 34
+CHART_WIDTH, CHART_HEIGHT = 420, 180
+# Room for the axis labels: left of the y axis, under the x axis, and above and right of the plot.
+CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 48, 400, 16, 150
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,27 @@ class ChartPoint:
     rate: float
     cost: float
 
+    @property
+    def label_x(self) -> float:
+        return self.x + 9
+
+    @property
+    def label_y(self) -> float:
+        # Below the point when it sits on the top line, so the label stays inside the chart.
+        return self.y + 4 if self.y > CHART_TOP + 8 else self.y + 16
+
+
+@dataclass(frozen=True)
+class Chart:
+    points: list[ChartPoint]
+    top_cost: float
+    width: int = CHART_WIDTH
+    height: int = CHART_HEIGHT
+    left: int = CHART_LEFT
+    right: int = CHART_RIGHT
+    top: int = CHART_TOP
+    bottom: int = CHART_BOTTOM
+
 
 @dataclass(frozen=True)
 class Matrix:
@@ -143,21 +166,24 @@ class Matrix:
     def cells(self) -> list[CellView]:
         return [view for _, _, views in self.rows for view in views if view is not None]
 
-    def chart(self) -> list[ChartPoint]:
-        """Pass rate (up) against mean cost per trial (right), one point per model; None costs are left out."""
+    def chart(self) -> Chart:
+        """Pass rate (up) against mean cost per trial (right), one point per model; unknown costs are left out.
+        The x axis runs from $0 to the dearest model (to $1 when every model is free, e.g. the offline one)."""
         known = [t for t in self.totals if t.pass_rate is not None and t.cost_per_trial is not None]
-        top = max((t.cost_per_trial or 0.0 for t in known), default=0.0) or 1.0
-        inner_w, inner_h = CHART_WIDTH - 2 * CHART_PAD, CHART_HEIGHT - 2 * CHART_PAD
-        return [
+        dearest = max((t.cost_per_trial or 0.0 for t in known), default=0.0)
+        scale = dearest or 1.0
+        width, height = CHART_RIGHT - CHART_LEFT, CHART_BOTTOM - CHART_TOP
+        points = [
             ChartPoint(
-                x=round(CHART_PAD + inner_w * (t.cost_per_trial or 0.0) / top, 1),
-                y=round(CHART_HEIGHT - CHART_PAD - inner_h * (t.pass_rate or 0.0), 1),
+                x=round(CHART_LEFT + width * (t.cost_per_trial or 0.0) / scale, 1),
+                y=round(CHART_BOTTOM - height * (t.pass_rate or 0.0), 1),
                 label=t.label,
                 rate=t.pass_rate or 0.0,
                 cost=t.cost_per_trial or 0.0,
             )
             for t in known
         ]
+        return Chart(points=points, top_cost=scale)
 
 
 def column_label(choice: dict[str, Any], duplicates: set[str]) -> str:

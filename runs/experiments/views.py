@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from evalhub.htmx import HtmxHttpRequest
 from runs.experiments.compare import CellComparison, experiment_compare
 from runs.experiments.forms import ExperimentForm
-from runs.experiments.matrix import CHART_HEIGHT, CHART_PAD, CHART_WIDTH, build_matrix
+from runs.experiments.matrix import build_matrix
 from runs.experiments.models import BaselinePin, Experiment
 from runs.experiments.services import (
     ExperimentInvalid,
@@ -74,7 +74,7 @@ def experiment_detail(request: HtmxHttpRequest, experiment_id: int) -> HttpRespo
         "section": "experiments",
         "experiment": experiment,
         "matrix": matrix,
-        "chart": {"points": matrix.chart(), "width": CHART_WIDTH, "height": CHART_HEIGHT, "pad": CHART_PAD},
+        "chart": matrix.chart(),
         "pin": BaselinePin.objects.filter(tag=experiment.tag).first() if experiment.tag else None,
     }
     template = "experiments/experiment_detail.html"

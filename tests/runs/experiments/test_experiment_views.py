@@ -156,6 +156,7 @@ class CompareAndDivergenceViewTests:
 
         page = response.content.decode()
         assert "3 regressed, 0 fixed, 0 unchanged; cost ±0 %; p50 latency ±0 s" in page
+        assert '<td class="delta">\N{MINUS SIGN}100 pts</td>' in page
         good = trials_of(baseline)[0]
         bad = trials_of(candidate)[0]
         assert f'/experiments/runs/{bad.pk}/divergence/?baseline={good.pk}"' in page
