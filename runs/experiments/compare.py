@@ -80,7 +80,7 @@ class CellComparison:
 
     @property
     def delta_texts(self) -> list[str]:
-        """Pass rate, score, cost per trial, p50 duration and tokens, signed with a real minus sign, "—" when unknown."""
+        """Pass rate, score, cost per trial, p50 duration and tokens: signed (real minus), "—" when unknown."""
         rate, score, cost = self.pass_rate_delta, self.score_delta, self.cost_delta
         p50, tokens = self.p50_delta_ms, self.tokens_delta
         return [
