@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evalhub.htmx import HtmxHttpRequest
@@ -74,6 +75,7 @@ def experiment_detail(request: HtmxHttpRequest, experiment_id: int) -> HttpRespo
         "section": "experiments",
         "experiment": experiment,
         "matrix": matrix,
+        "rows": matrix.display_rows(reverse("runs:list")),
         "chart": matrix.chart(),
         "pin": BaselinePin.objects.filter(tag=experiment.tag).first() if experiment.tag else None,
     }
@@ -126,8 +128,12 @@ def experiment_compare_view(request: HttpRequest, experiment_id: int) -> HttpRes
         comparison = experiment_compare(candidate=candidate, baseline=baseline)
         context["comparison"] = comparison
         pairs = _divergence_pairs(comparison.regressed)
+        links = {
+            cell_id: reverse("experiments:divergence", args=[bad]) + f"?baseline={good}"
+            for cell_id, (good, bad) in pairs.items()
+        }
         context["rows"] = [
-            (row, pairs.get(row.candidate.cell.pk) if row.candidate else None) for row in comparison.rows
+            row.html(links.get(row.candidate.cell.pk) if row.candidate else None) for row in comparison.rows
         ]
     return render(request, "experiments/experiment_compare.html", context)
 
