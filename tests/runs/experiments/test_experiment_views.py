@@ -84,6 +84,27 @@ class ExperimentCreateViewTests:
 
 
 @pytest.mark.django_db
+class ExperimentListViewTests:
+    def test_it_lists_experiments_with_progress_label_and_the_pinned_baseline(self, alice_client: Client) -> None:
+        scenarios = tagged_scenarios(1)
+        first = start(scenarios, trials=2, tag="smoke", label="v1")
+        finish(trials_of(first)[0])
+        BaselinePin.objects.create(tag="smoke", experiment=first)
+        start(scenarios, trials=1, tag="smoke", label="v2", baseline=first)
+
+        page = alice_client.get(reverse("experiments:list")).content.decode()
+
+        assert "1 / 2 runs" in page and "0 / 1 runs" in page and ">v1<" in page and ">v2<" in page
+        assert 'title="Pinned baseline of #smoke">baseline</span>' in page
+        assert f"vs #{first.pk}" in page
+
+    def test_with_none_it_says_what_an_experiment_is_for(self, alice_client: Client) -> None:
+        page = alice_client.get(reverse("experiments:list")).content.decode()
+
+        assert "No experiments yet" in page and "Start an experiment" in page
+
+
+@pytest.mark.django_db
 class ExperimentDetailViewTests:
     def test_the_matrix_shows_every_figure_of_a_cell_and_the_totals(self, alice_client: Client) -> None:
         experiment = start(tagged_scenarios(1), trials=3)
