@@ -83,7 +83,9 @@ class StartExperimentTests:
         ],
     )
     def test_bad_input_is_a_400_that_says_what_is_wrong(self, writer_api: Client, body: Any, message: str) -> None:
-        tagged_scenarios(1)
+        (scenario,) = tagged_scenarios(1)
+        if "scenario_ids" in body:  # ids are not reset between tests on PostgreSQL
+            body = {**body, "scenario_ids": [scenario.pk]}
 
         error = assert_error(post(writer_api, body), 400, "VALIDATION_ERROR")
 
