@@ -40,6 +40,7 @@ urlpatterns = [
     path("settings/providers/<int:provider_id>/test/", providers.provider_test, name="provider_test"),
     path("settings/providers/<int:provider_id>/models/", providers.provider_models, name="provider_models"),
     path("runs/", include("runs.urls")),
+    path("experiments/", include("runs.experiments.urls")),
     path("scorers/", include("scorers.urls")),
     path("admin/", admin.site.urls),
     *api_urlpatterns(),

@@ -54,6 +54,8 @@ class RunFilters:
     tag: str = ""
     date_from: str = ""
     date_to: str = ""
+    # One experiment cell's trials (the experiment matrix links its cells here).
+    cell: str = ""
 
     @classmethod
     def from_query(cls, query: QueryDict) -> RunFilters:
@@ -67,6 +69,8 @@ class RunFilters:
     def apply(self, runs: QuerySet[Run]) -> QuerySet[Run]:
         if self.scenario.isdigit():
             runs = runs.filter(scenario_id=int(self.scenario))
+        if self.cell.isdigit():
+            runs = runs.filter(cell_id=int(self.cell))
         if self.status in Run.Status.values:
             runs = runs.filter(status=self.status)
         if self.passed in ("yes", "no"):

@@ -17,6 +17,7 @@ from django.db import connection
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from runs.experiments.metrics import cells_refresh
 from runs.models import Run
 
 # The worker beats every BEAT_SECONDS; a run silent for STALE_AFTER has lost its worker (killed, machine gone).
@@ -64,17 +65,20 @@ def lost_error(phase: str, why: str) -> dict[str, str]:
 
 def _reap(runs: QuerySet[Run], *, now: datetime, why: Callable[[Run], str]) -> int:
     """Close each of `runs` (a queryset of running runs) as lost, each only if it still matches `runs`."""
-    reaped = 0
+    reaped: list[int] = []
     for run in runs.only("pk", "phase", "heartbeat_at"):
         # The same conditions again in the UPDATE: a run that beat, or ended, since the SELECT is left alone.
-        reaped += runs.filter(pk=run.pk).update(
+        if runs.filter(pk=run.pk).update(
             status=Run.Status.ERROR,
             stop_reason=Run.StopReason.ERROR,
             finished_at=now,
             passed=False,
             error=lost_error(run.phase, why(run)),
-        )
-    return reaped
+        ):
+            reaped.append(run.pk)
+    if reaped:
+        cells_refresh(run_ids=reaped)  # an experiment's matrix counts a lost trial as soon as it is closed
+    return len(reaped)
 
 
 def runs_reap_stale(now: datetime | None = None) -> int:

@@ -12,6 +12,9 @@ from django.utils import timezone
 from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer, ToolSnapshot
+from runs.experiments.models import BaselinePin, Experiment, ExperimentCell
+
+__all__ = ["BaselinePin", "DailyRunQuota", "Experiment", "ExperimentCell", "Run", "ScoreResult"]
 
 
 class DailyRunQuota(models.Model):
@@ -111,6 +114,11 @@ class Run(models.Model):
     score = models.FloatField(null=True, blank=True, db_index=True)
     passed = models.BooleanField(null=True, blank=True, db_index=True)
     score_reason = models.TextField(blank=True)
+
+    # A trial of an experiment: otherwise an ordinary run (see runs.experiments).
+    experiment = models.ForeignKey(Experiment, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
+    cell = models.ForeignKey(ExperimentCell, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
+    trial = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -52,24 +52,29 @@ class QuotaExceeded(Exception):
         self.status = status
         super().__init__(
             f"Daily quota of {status.limit} runs reached; it resets at 00:00 UTC "
-            f"(in {_countdown(status.resets_at - (now or timezone.now()))})."
+            f"(in {countdown(status.resets_at - (now or timezone.now()))})."
         )
 
 
-def _countdown(left: timedelta) -> str:
+def countdown(left: timedelta) -> str:
     minutes = max(int(left.total_seconds() // 60), 1)
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes} min" if hours else f"{minutes} min"
 
 
 def reserve_run(now: datetime | None = None) -> None:
-    """Take one run from today's quota or raise QuotaExceeded.
+    """Take one run from today's quota or raise QuotaExceeded."""
+    reserve_runs(1, now)
 
-    One conditional UPDATE (`used = used + 1 WHERE used < quota`), so concurrent requests on PostgreSQL can never
-    admit more runs than the quota, whatever their interleaving.
+
+def reserve_runs(count: int, now: datetime | None = None) -> None:
+    """Take `count` runs from today's quota, all or none, or raise QuotaExceeded.
+
+    One conditional UPDATE (`used = used + count WHERE used <= quota - count`), so concurrent requests on PostgreSQL
+    can never admit more runs than the quota, whatever their interleaving.
     """
     day = utc_today(now)
     limit = settings.EVALHUB_DAILY_RUN_QUOTA
     DailyRunQuota.objects.get_or_create(day=day)
-    if not DailyRunQuota.objects.filter(day=day, used__lt=limit).update(used=F("used") + 1):
+    if not DailyRunQuota.objects.filter(day=day, used__lte=limit - count).update(used=F("used") + count):
         raise QuotaExceeded(quota_status(now), now)

@@ -10,8 +10,10 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.utils import timezone
 
+from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
-from runs.models import Run
+from runs.experiments.metrics import cells_refresh
+from runs.models import ExperimentCell, Run
 from runs.quota import QuotaExceeded, reserve_run
 from runs.tasks import execute_run, rescore_runs
 
@@ -20,32 +22,49 @@ def run_start(*, scenario: Scenario, user: AbstractBaseUser | AnonymousUser | No
     """Reserve quota, create the queued run and queue its task once the transaction commits."""
     with transaction.atomic():
         reserve_run()
-        snapshot = scenario.server.latest_snapshot()
-        run = Run.objects.create(
-            scenario=scenario,
-            provider=scenario.provider,
-            model=model or scenario.model,
-            server=scenario.server,
-            tool_snapshot=snapshot,
-            tools_hash=snapshot.tools_hash if snapshot else "",
-            started_by=user if isinstance(user, get_user_model()) else None,
-            settings={
-                "prompt": scenario.prompt,
-                "system_prompt": scenario.system_prompt,
-                "max_turns": scenario.max_turns,
-                "max_tool_calls": scenario.max_tool_calls,
-                "time_limit_seconds": scenario.time_limit_seconds,
-                "max_tokens": scenario.max_tokens,
-                "token_budget": scenario.token_budget,
-                "cost_budget_usd": str(scenario.cost_budget_usd) if scenario.cost_budget_usd is not None else None,
-                "expected_tools": scenario.expected_tools,
-                "expected": scenario.expected,
-                "pass_threshold": scenario.pass_threshold,
-            },
-            transcript={"prompt": scenario.prompt, "steps": []},
-        )
-        # Only the id travels: the worker reads everything else from the database.
-        transaction.on_commit(lambda: execute_run.delay(run.pk))
+        return run_create(scenario=scenario, user=user, model=model)
+
+
+def run_create(
+    *,
+    scenario: Scenario,
+    user: AbstractBaseUser | AnonymousUser | None,
+    model: str = "",
+    provider: Provider | None = None,
+    cell: ExperimentCell | None = None,
+    trial: int | None = None,
+) -> Run:
+    """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
+    an experiment all of its trials at once) inside the same transaction."""
+    snapshot = scenario.server.latest_snapshot()
+    run = Run.objects.create(
+        scenario=scenario,
+        provider=provider or scenario.provider,
+        model=model or scenario.model,
+        server=scenario.server,
+        tool_snapshot=snapshot,
+        tools_hash=snapshot.tools_hash if snapshot else "",
+        started_by=user if isinstance(user, get_user_model()) else None,
+        settings={
+            "prompt": scenario.prompt,
+            "system_prompt": scenario.system_prompt,
+            "max_turns": scenario.max_turns,
+            "max_tool_calls": scenario.max_tool_calls,
+            "time_limit_seconds": scenario.time_limit_seconds,
+            "max_tokens": scenario.max_tokens,
+            "token_budget": scenario.token_budget,
+            "cost_budget_usd": str(scenario.cost_budget_usd) if scenario.cost_budget_usd is not None else None,
+            "expected_tools": scenario.expected_tools,
+            "expected": scenario.expected,
+            "pass_threshold": scenario.pass_threshold,
+        },
+        transcript={"prompt": scenario.prompt, "steps": []},
+        experiment_id=cell.experiment_id if cell else None,
+        cell=cell,
+        trial=trial,
+    )
+    # Only the id travels: the worker reads everything else from the database.
+    transaction.on_commit(lambda: execute_run.delay(run.pk))
     return run
 
 
@@ -83,6 +102,7 @@ def run_cancel(*, run: Run) -> Run:
         status=Run.Status.CANCELLED, stop_reason=Run.StopReason.CANCELLED, finished_at=now, cancel_requested=True
     ):
         run.refresh_from_db()
+        cells_refresh(run_ids=[run.pk])
         return run
     Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(cancel_requested=True)
     run.refresh_from_db()

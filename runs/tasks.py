@@ -6,12 +6,14 @@ from celery.worker.consumer import Consumer
 from django.utils import timezone
 
 from runs import housekeeping, pipeline, scoring
+from runs.experiments.metrics import cells_refresh
 from runs.models import Run
 
 
 @shared_task(bind=True, name="runs.execute_run")
 def execute_run(self: Task, run_id: int) -> None:
     pipeline.execute_run(run_id, worker=self.request.hostname or "unknown")
+    cells_refresh(run_ids=[run_id])
 
 
 @worker_ready.connect
@@ -27,3 +29,4 @@ def rescore_runs(run_ids: list[int]) -> None:
     """Score finished runs again with their scenarios' current scorers (the older results stay in history)."""
     for run in Run.objects.filter(pk__in=run_ids, status=Run.Status.DONE).select_related("scenario"):
         scoring.score_run(run)
+    cells_refresh(run_ids=run_ids)

@@ -230,11 +230,13 @@ def _mount_routers() -> None:
     from evalhub.scenarios.api import router as scenarios_router
     from evalhub.servers.api import router as servers_router
     from runs.api import router as runs_router
+    from runs.experiments.api import router as experiments_router
     from scorers.api import router as scorers_router
 
     api.add_router("/servers", servers_router, tags=["servers"])
     api.add_router("/scenarios", scenarios_router, tags=["scenarios"])
     api.add_router("/runs", runs_router, tags=["runs"])
+    api.add_router("/experiments", experiments_router, tags=["experiments"])
     api.add_router("", system_router, tags=["system"])
     api.add_router("/scorers", scorers_router, tags=["scorers"])
 

@@ -7,6 +7,7 @@ results. One tool always fails and one is slow, to show how agents handle errors
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import inspect
 import json
 from collections.abc import Callable
@@ -214,8 +215,24 @@ def _doc(fn: Callable[..., Any]) -> str:
     return inspect.cleandoc(fn.__doc__ or "")
 
 
-def build_server() -> MCPServer:
+MODES = ("normal", "broken-weather")
+
+
+def _broken(tool: Callable[..., Any]) -> Callable[..., Any]:
+    """The same tool (name, schema, description) whose every call fails: a real change of server behaviour for
+    experiments to catch as a regression."""
+
+    @functools.wraps(tool)
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ToolError(f"{tool.__name__} is unavailable: the weather service did not answer (--mode broken-weather).")
+
+    return broken
+
+
+def build_server(mode: str = "normal") -> MCPServer:
+    """`mode` "broken-weather" serves get_weather failing every call; everything else is unchanged."""
     server = MCPServer(NAME, version=VERSION, instructions=INSTRUCTIONS, log_level="WARNING")
+    weather = _broken(get_weather) if mode == "broken-weather" else get_weather
     read_only = ToolAnnotations(
         read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
     )
@@ -225,7 +242,7 @@ def build_server() -> MCPServer:
     cancelling = ToolAnnotations(
         read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
     )
-    server.add_tool(get_weather, title="Weather at coordinates", description=_doc(get_weather), annotations=read_only)
+    server.add_tool(weather, title="Weather at coordinates", description=_doc(get_weather), annotations=read_only)
     server.add_tool(search_flights, title="Search flights", description=_doc(search_flights), annotations=read_only)
     server.add_tool(book_flight, title="Book a flight", description=_doc(book_flight), annotations=booking)
     # structured_output=False: it never returns, so an outputSchema for its `str` would only mislead.

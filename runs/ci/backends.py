@@ -17,8 +17,13 @@ from django.utils.dateparse import parse_datetime
 from evalhub.models import WorkerHeartbeat
 from evalhub.scenarios.models import Scenario
 from evalhub.tasks import ping_worker
+from runs.experiments.compare import experiment_compare
+from runs.experiments.matrix import experiment_record
+from runs.experiments.models import Experiment
+from runs.experiments.services import ExperimentInvalid, experiment_start_requested
 from runs.heartbeat import runs_reap_stale
 from runs.models import Run
+from runs.quota import QuotaExceeded
 from runs.reports.records import record_queryset, run_record, run_summary, summary_queryset
 from runs.services import runs_start_many
 
@@ -43,6 +48,10 @@ class Backend(Protocol):
     def records(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def ping_worker(self) -> None: ...
     def worker_last_seen(self) -> datetime | None: ...
+    # Experiments: the bodies and answers of POST /experiments, GET /experiments/{id} and its /compare.
+    def start_experiment(self, body: dict[str, Any]) -> dict[str, Any]: ...
+    def experiment(self, experiment_id: int) -> dict[str, Any]: ...
+    def compare(self, experiment_id: int) -> dict[str, Any]: ...
 
 
 class LocalBackend:
@@ -91,6 +100,31 @@ class LocalBackend:
     def worker_last_seen(self) -> datetime | None:
         beat = WorkerHeartbeat.latest()
         return beat.last_seen if beat else None
+
+    def start_experiment(self, body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            experiment = experiment_start_requested(
+                tag=body.get("tag") or "",
+                scenario_ids=body.get("scenario_ids"),
+                models=[(m["model"], m.get("provider_id")) for m in body["models"]],
+                trials=body["trials"],
+                label=body.get("label", ""),
+                baseline=body.get("baseline_id"),
+                user=None,
+            )
+        except (ExperimentInvalid, QuotaExceeded) as exc:
+            raise InfraError(str(exc)) from None
+        return self.experiment(experiment.pk)
+
+    def experiment(self, experiment_id: int) -> dict[str, Any]:
+        runs_reap_stale()
+        experiment = Experiment.objects.get(pk=experiment_id)
+        return experiment_record(experiment, list(experiment.cells.all()))
+
+    def compare(self, experiment_id: int) -> dict[str, Any]:
+        candidate = Experiment.objects.select_related("baseline").get(pk=experiment_id)
+        assert candidate.baseline is not None
+        return experiment_compare(candidate=candidate, baseline=candidate.baseline).record()
 
 
 class RemoteBackend:
@@ -166,6 +200,15 @@ class RemoteBackend:
     def worker_last_seen(self) -> datetime | None:
         seen = (self._call("GET", "/health").get("worker") or {}).get("last_seen")
         return parse_datetime(seen) if seen else None
+
+    def start_experiment(self, body: dict[str, Any]) -> dict[str, Any]:
+        return dict(self._call("POST", "/experiments", json=body))
+
+    def experiment(self, experiment_id: int) -> dict[str, Any]:
+        return dict(self._call("GET", f"/experiments/{experiment_id}"))
+
+    def compare(self, experiment_id: int) -> dict[str, Any]:
+        return dict(self._call("GET", f"/experiments/{experiment_id}/compare"))
 
 
 def _error(response: httpx.Response) -> dict[str, Any]:

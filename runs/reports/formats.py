@@ -106,7 +106,7 @@ def _context(records: list[dict[str, Any]], title: str, min_score: float | None)
     }
 
 
-def _md(text: object) -> str:
+def md_escape(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
@@ -114,7 +114,7 @@ def to_markdown(records: list[dict[str, Any]], *, title: str, min_score: float |
     ctx = _context(records, title, min_score)
     o = ctx["overview"]
     out = [
-        f"# {_md(title)}",
+        f"# {md_escape(title)}",
         "",
         f"Generated {ctx['generated_at']:%Y-%m-%d %H:%M} UTC · {o['runs']} run(s): **{o['passed']} passed**, "
         f"{o['failed']} failed ({o['errored']} errored), {o['unfinished']} unfinished"
@@ -125,28 +125,28 @@ def to_markdown(records: list[dict[str, Any]], *, title: str, min_score: float |
     ]
     for row in ctx["rows"]:
         out.append(
-            f"| #{row['id']} | {_md(row['scenario_name'])} | `{_md(row['model'])}` | {row['verdict']} | "
-            f"{row['score_text']} / {row['pass_threshold']:.2f} | {_md(row['tools_text'])} | {row['cost_text']} | "
-            f"{row['duration_text']} |"
+            f"| #{row['id']} | {md_escape(row['scenario_name'])} | `{md_escape(row['model'])}` | {row['verdict']} | "
+            f"{row['score_text']} / {row['pass_threshold']:.2f} | {md_escape(row['tools_text'])} | "
+            f"{row['cost_text']} | {row['duration_text']} |"
         )
     if ctx["failing"]:
         out += ["", "## Failures", ""]
         for row in ctx["failing"]:
-            out.append(f"### #{row['id']} {_md(row['scenario_name'])} — {row['verdict']}")
+            out.append(f"### #{row['id']} {md_escape(row['scenario_name'])} — {row['verdict']}")
             out += ["", *[f"- {line}" for line in row["problems"]], ""]
     if single := ctx["single"]:
         out += ["", "## Scorers", ""]
         for score in single.get("scores", []):
             out.append(
-                f"- **{_md(score['scorer_name'])}** ({score['outcome']}): {score_text(score['score'])} — "
-                f"{_md(score.get('error') or score.get('reason') or '')}"
+                f"- **{md_escape(score['scorer_name'])}** ({score['outcome']}): {score_text(score['score'])} — "
+                f"{md_escape(score.get('error') or score.get('reason') or '')}"
             )
         if single.get("all_tool_calls"):
             out += ["", "## Tool calls", ""]
             for n, call in enumerate(single["all_tool_calls"], 1):
                 flag = " (error)" if call.get("isError") else ""
                 args = json.dumps(call.get("args"), ensure_ascii=False)
-                out.append(f"{n}. `{call.get('toolName')}`{flag} `{_md(args[:200])}`")
+                out.append(f"{n}. `{call.get('toolName')}`{flag} `{md_escape(args[:200])}`")
         if single.get("final_text"):
             out += ["", "## Final answer", "", *[f"> {line}" for line in single["final_text"].splitlines()]]
     return "\n".join(out).rstrip() + "\n"
@@ -213,7 +213,7 @@ def to_junit(records: list[dict[str, Any]], *, title: str = "EvalHub", min_score
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _cell(value: object) -> str:
+def spreadsheet_safe(value: object) -> str:
     text = "" if value is None else str(value)
     # A cell starting with = + - @ is a formula to spreadsheets: user-typed scenario names must stay text.
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
@@ -226,7 +226,7 @@ def to_csv(records: list[dict[str, Any]]) -> str:
     for r in records:
         writer.writerow(
             [
-                _cell(value)
+                spreadsheet_safe(value)
                 for value in (
                     r["id"],
                     r["scenario_name"],

@@ -17,8 +17,9 @@ from django.contrib.auth.models import User
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from django.test import override_settings
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, assume, settings
 from schemathesis.checks import positive_data_acceptance
+from schemathesis.core.parameters import ParameterLocation
 
 from evalhub.api_keys.models import ApiKey
 from evalhub.wsgi import application
@@ -64,4 +65,8 @@ def bearer(alice: User) -> Iterator[dict[str, str]]:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 def test_the_api_matches_its_schema(case: schemathesis.Case, bearer: dict[str, str]) -> None:
+    # The key replaces any generated Authorization header: an example whose only violation is that header is a
+    # valid request once sent, which schemathesis would still expect to be rejected.
+    negative = {where for where, part in (case.meta.components.items() if case.meta else ()) if part.mode.is_negative}
+    assume(negative != {ParameterLocation.HEADER})
     case.call_and_validate(headers=bearer, excluded_checks=[positive_data_acceptance])

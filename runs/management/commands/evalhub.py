@@ -1,6 +1,7 @@
 """`manage.py evalhub run …`: start scenario runs for CI, wait for them, report, and exit 0 / 1 / 2.
 
 python manage.py evalhub run --tag smoke --wait --junit report.xml
+python manage.py evalhub run --tag smoke --models evalhub-offline --trials 5 --baseline pinned --fail-on-regression
 EVALHUB_API_KEY=ehk_… python manage.py evalhub run --url https://evalhub.example.com --tag smoke --wait
 """
 
@@ -14,7 +15,16 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from runs.ci.backends import Backend, LocalBackend, RemoteBackend
+from runs.ci.experiment import ExperimentOptions, run_experiment_ci
 from runs.ci.runner import EXIT_INFRA, Options, run_ci
+from runs.experiments.models import DEFAULT_TRIALS
+
+
+def _names(value: str) -> list[str]:
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    if not names:
+        raise ValueError("no model named")
+    return names
 
 
 def _score(value: str) -> float:
@@ -43,6 +53,22 @@ class Command(BaseCommand):
         run.add_argument("--json", type=Path, metavar="FILE", help="Write the full run records as JSON.")
         run.add_argument("--junit", type=Path, metavar="FILE", help="Write a JUnit XML report (one test case per run).")
         run.add_argument("--min-score", type=_score, metavar="0.7", help="Also fail runs scoring below this.")
+        experiment = run.add_argument_group(
+            "experiments",
+            "With --models or --trials: every scenario on every model, several trials each (always waits).",
+        )
+        experiment.add_argument("--models", type=_names, default=[], metavar="A,B", help="Models, comma-separated.")
+        experiment.add_argument("--trials", type=int, choices=range(1, 21), metavar="1-20", help="Trials per cell (3).")
+        experiment.add_argument("--label", default="", help="What is measured: the server's version, a git sha…")
+        experiment.add_argument(
+            "--baseline", default="", metavar="pinned|ID", help="Compare with the tag's pinned baseline or this one."
+        )
+        experiment.add_argument(
+            "--fail-on-regression", action="store_true", help="Exit 1 when a cell regressed significantly."
+        )
+        experiment.add_argument(
+            "--min-pass-rate", type=_score, metavar="0.8", help="Exit 1 when a cell passes less often than this."
+        )
         run.add_argument(
             "--url", default="", help="A remote EvalHub to run on, through its API (key in EVALHUB_API_KEY)."
         )
@@ -76,23 +102,37 @@ class Command(BaseCommand):
         else:
             backend = LocalBackend()
         poll = options["poll"] if options["poll"] is not None else (2.0 if options["url"] else 1.0)
-        code = run_ci(
-            backend,
-            Options(
-                scenarios=options["scenario"],
-                tags=options["tag"],
-                model=options["model"],
-                wait=options["wait"],
-                json_path=options["json"],
-                junit_path=options["junit"],
-                min_score=options["min_score"],
-                poll_seconds=poll,
-                worker_timeout=options["worker_timeout"],
-                timeout=options["timeout"],
-            ),
-            out=self.stdout,  # type: ignore[arg-type]
-            err=self.stderr,  # type: ignore[arg-type]
-            tty=self.stdout.isatty(),
+        ci_options = Options(
+            scenarios=options["scenario"],
+            tags=options["tag"],
+            model=options["model"],
+            wait=options["wait"],
+            json_path=options["json"],
+            junit_path=options["junit"],
+            min_score=options["min_score"],
+            poll_seconds=poll,
+            worker_timeout=options["worker_timeout"],
+            timeout=options["timeout"],
         )
+        if options["models"] or options["trials"]:
+            if not options["models"]:
+                raise CommandError("--trials needs --models (comma-separated model names).", returncode=EXIT_INFRA)
+            plan = ExperimentOptions(
+                models=options["models"],
+                trials=options["trials"] or DEFAULT_TRIALS,
+                label=options["label"],
+                baseline=options["baseline"],
+                fail_on_regression=options["fail_on_regression"],
+                min_pass_rate=options["min_pass_rate"],
+            )
+            code = run_experiment_ci(backend, ci_options, plan, out=self.stdout, err=self.stderr)  # type: ignore[arg-type]
+        else:
+            code = run_ci(
+                backend,
+                ci_options,
+                out=self.stdout,  # type: ignore[arg-type]
+                err=self.stderr,  # type: ignore[arg-type]
+                tty=self.stdout.isatty(),
+            )
         if code:
             sys.exit(code)

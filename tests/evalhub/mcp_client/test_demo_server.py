@@ -202,3 +202,26 @@ class CityNameTests:
         assert r["unknown"]["isError"] is True
         assert "Unknown origin 'Atlantis'" in text_of(r["unknown"])
         assert "FCO (Rome)" in text_of(r["unknown"])
+
+
+class BrokenWeatherModeTests:
+    def test_get_weather_fails_with_the_same_tools_and_the_rest_still_works(self) -> None:
+        config = demo_stdio_config(args=["-m", "evalhub.demo_server", "--mode", "broken-weather"])
+
+        async def run() -> tuple[dict[str, Any], dict[str, Any]]:
+            async with connect(config) as conn:
+                weather = await conn.call_tool("get_weather", {"latitude": 48.85, "longitude": 2.35})
+                flights = await conn.call_tool(
+                    "search_flights", {"origin": "CDG", "destination": "FCO", "date": "2026-12-18"}
+                )
+                return weather, flights
+
+        weather, flights = anyio.run(run)
+
+        assert weather["isError"] is True
+        assert text_of(weather) == (
+            "Error executing tool get_weather: get_weather is unavailable: the weather service did not answer "
+            "(--mode broken-weather)."
+        )
+        assert flights["isError"] is False
+        assert inspect_server(config).tools_hash == inspect_server(demo_stdio_config()).tools_hash

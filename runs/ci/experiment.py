@@ -1,0 +1,134 @@
+"""`manage.py evalhub run --models a,b --trials 5 …`: an experiment as a CI gate.
+
+Starts the experiment (every trial admitted against the quota, or none), waits for it, prints the matrix and the
+comparison with its baseline, writes JSON and JUnit (one test case per cell), and exits like `evalhub run`:
+0 nothing failed; 1 a significant regression (with --fail-on-regression) or a cell below --min-pass-rate;
+2 an infrastructure problem (unknown scenario, tag or model, quota, an errored trial, no worker, a timeout).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TextIO
+
+from django.utils import timezone
+
+from runs.ci.backends import Backend, InfraError
+from runs.ci.runner import EXIT_FAILED, EXIT_INFRA, EXIT_PASSED, Options
+from runs.experiments.reports import gate, matrix_rows, render_experiment_report, to_junit
+
+
+@dataclass
+class ExperimentOptions:
+    models: list[str]
+    trials: int
+    label: str = ""
+    baseline: str = ""  # "pinned", an experiment id, or "" for none
+    fail_on_regression: bool = False
+    min_pass_rate: float | None = None
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in [header, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _body(backend: Backend, options: Options, experiment: ExperimentOptions) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "models": [{"model": model} for model in experiment.models],
+        "trials": experiment.trials,
+        "label": experiment.label,
+    }
+    # One tag and nothing else is recorded as the tag, so the experiment can be (and use) the tag's pinned baseline.
+    if len(options.tags) == 1 and not options.scenarios:
+        body["tag"] = options.tags[0]
+    else:
+        body["scenario_ids"] = backend.scenario_ids(names=options.scenarios, tags=options.tags)
+    if experiment.baseline == "pinned":
+        if "tag" not in body:
+            raise InfraError("--baseline pinned needs exactly one --tag: baselines are pinned per tag.")
+        body["baseline_id"] = "pinned"
+    elif experiment.baseline:
+        if not experiment.baseline.isdigit():
+            raise InfraError(f"--baseline takes 'pinned' or an experiment id, not {experiment.baseline!r}.")
+        body["baseline_id"] = int(experiment.baseline)
+    return body
+
+
+def _wait(backend: Backend, experiment_id: int, options: Options, *, out: TextIO, started: datetime) -> dict[str, Any]:
+    began, shown = time.monotonic(), -1
+    while True:
+        record = backend.experiment(experiment_id)
+        progress = record["progress"]
+        elapsed = time.monotonic() - began
+        if progress["finished"] != shown:
+            shown = progress["finished"]
+            out.write(f"{progress['finished']} / {progress['total']} runs · {elapsed:.0f} s\n")
+            out.flush()
+        if record["status"] != "running":
+            return record
+        if elapsed > options.worker_timeout and progress["finished"] == 0:
+            seen = backend.worker_last_seen()
+            if seen is None or seen < started:
+                raise InfraError(
+                    f"No worker finished a run within {options.worker_timeout:.0f} s. "
+                    "Start one: python -m celery -A evalhub worker"
+                )
+        if elapsed > options.timeout:
+            raise InfraError(f"Timed out after {options.timeout:.0f} s with experiment #{experiment_id} unfinished.")
+        time.sleep(options.poll_seconds)
+
+
+def run_experiment_ci(
+    backend: Backend, options: Options, experiment: ExperimentOptions, *, out: TextIO, err: TextIO
+) -> int:
+    try:
+        return _run(backend, options, experiment, out=out, err=err)
+    except InfraError as exc:
+        err.write(f"error: {exc}\n")
+        return EXIT_INFRA
+
+
+def _run(backend: Backend, options: Options, plan: ExperimentOptions, *, out: TextIO, err: TextIO) -> int:
+    if not options.scenarios and not options.tags:
+        raise InfraError("Name what to run: --scenario NAME and/or --tag TAG (each may be repeated).")
+    body = _body(backend, options, plan)
+    started_at = timezone.now()
+    backend.ping_worker()  # queued first, so a live worker records a heartbeat before it takes the runs
+    record = backend.start_experiment(body)
+    out.write(
+        f"Started experiment #{record['id']} on {backend.where}: {record['progress']['total']} runs "
+        f"({len(record['cells'])} cells, {record['trials']} trials)\n"
+    )
+    if plan.baseline == "pinned" and record["baseline_id"] is None:
+        err.write(f"warning: no baseline is pinned for #{body['tag']} yet, so nothing is compared.\n")
+    record = _wait(backend, record["id"], options, out=out, started=started_at)
+    comparison = backend.compare(record["id"]) if record["baseline_id"] else None
+    header, rows = matrix_rows(record)
+    out.write("\n" + table(header, rows) + "\n")
+    if comparison:
+        out.write(f"\nCompared with experiment #{comparison['baseline_id']}: {comparison['summary']}\n")
+        for row in comparison["cells"]:
+            if row["kind"] in ("regressed", "fixed"):
+                out.write(f"  {row['kind']}: {row['scenario_name']} on {row['model']} — {row['description']}\n")
+    # Without a regression gate every trial must pass, as `evalhub run` wants every run to pass.
+    min_rate = plan.min_pass_rate if plan.fail_on_regression or plan.min_pass_rate is not None else 1.0
+    results = gate(record, comparison, fail_on_regression=plan.fail_on_regression, min_pass_rate=min_rate)
+    title = f"EvalHub experiment #{record['id']}"
+    if options.json_path:
+        options.json_path.write_text(render_experiment_report(record, comparison, "json", title=title).content)
+    if options.junit_path:
+        options.junit_path.write_text(to_junit(results, title=title))
+    failing = [r for r in results if r.failures]
+    errored = [r for r in results if r.errors]
+    for result in [*errored, *failing]:
+        for line in result.errors or result.failures:
+            err.write(f"{result.cell['scenario_name']} on {result.cell['model']}: {line}\n")
+    out.write(f"\n{len(results) - len(failing) - len(errored)}/{len(results)} cells passed\n")
+    if errored or record["status"] == "cancelled":
+        return EXIT_INFRA
+    return EXIT_FAILED if failing else EXIT_PASSED

@@ -1,0 +1,271 @@
+"""/experiments: start (all trials admitted against the quota or none), list, read, compare, report, cancel."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Field, Query, Router, Schema
+from ninja.responses import Status
+
+from evalhub.api.common import (
+    EXPORT,
+    WRITE,
+    ApiError,
+    ErrorCode,
+    Id,
+    Page,
+    PageParams,
+    acting_user,
+    get_or_404,
+    invalid,
+    paginate,
+    responses,
+)
+from evalhub.api_keys.auth import auth_for
+from runs.experiments.compare import experiment_compare
+from runs.experiments.matrix import experiment_record
+from runs.experiments.models import DEFAULT_TRIALS, MAX_TRIALS, MIN_TRIALS, Experiment
+from runs.experiments.reports import EXPERIMENT_FORMATS, ExperimentFormat, render_experiment_report
+from runs.experiments.services import (
+    ExperimentInvalid,
+    ExperimentQuotaExceeded,
+    experiment_cancel,
+    experiment_start_requested,
+)
+from runs.models import Run
+from runs.quota import quota_status
+
+router = Router()
+REPORT_CONTENT = {
+    "application/json": {"schema": {"type": "object"}},
+    "text/markdown": {"schema": {"type": "string"}},
+    "application/xml": {"schema": {"type": "string"}},
+    "text/html": {"schema": {"type": "string"}},
+    "text/csv": {"schema": {"type": "string"}},
+}
+
+
+class ModelIn(Schema):
+    model: str = Field(..., min_length=1, max_length=200)
+    provider_id: Id | None = Field(None, description="Needed only when several providers serve the model.")
+
+
+class ExperimentIn(Schema):
+    name: str = Field("", max_length=200)
+    label: str = Field("", max_length=200, description="Free text: the server's version, a git sha…")
+    scenario_ids: list[Id] = Field([], max_length=500)
+    tag: str | None = Field(None, max_length=50, description="Every scenario with this tag (instead of scenario_ids).")
+    models: list[ModelIn] = Field(..., min_length=1, max_length=20)
+    trials: int = Field(DEFAULT_TRIALS, ge=MIN_TRIALS, le=MAX_TRIALS)
+    baseline_id: Id | Literal["pinned"] | None = Field(
+        None, description='An experiment id, or "pinned" for the baseline pinned for `tag` (none if nothing is).'
+    )
+
+
+class ModelOut(Schema):
+    provider_id: int | None
+    provider: str
+    model: str
+
+
+class CellOut(Schema):
+    id: int
+    scenario_id: int | None
+    scenario_name: str
+    provider_id: int | None
+    provider_name: str
+    model: str
+    trials: int
+    finished: int
+    counted: int = Field(description="Trials that ran to a result (done or errored); cancelled ones are not counted.")
+    passes: int
+    errors: int
+    pass_rate: float | None
+    k: int
+    pass_at_k: float | None = Field(description="Chance that at least one of k trials passes: 1 - C(n-c,k)/C(n,k).")
+    pass_hat_k: float | None = Field(description="Chance that all k trials pass: C(c,k)/C(n,k).")
+    pass_at_1: float | None
+    pass_hat_1: float | None
+    score_mean: float | None
+    score_interval: list[float | None] | None = Field(description="95 % interval of the mean score (Student's t).")
+    duration_p50_ms: float | None
+    duration_p95_ms: float | None
+    tokens_mean: float | None
+    cost_usd: float | None
+    flaky: bool
+    failure: str = Field(description="Why a failing trial failed (the first one).")
+
+
+class TotalsOut(Schema):
+    model: str
+    passes: int
+    counted: int
+    pass_rate: float | None
+    pass_rate_interval: list[float] = Field(description="95 % Wilson interval.")
+    cost_usd: float | None
+    duration_median_ms: float | None
+
+
+class ProgressOut(Schema):
+    finished: int
+    total: int
+
+
+class ExperimentSummaryOut(Schema):
+    id: int
+    name: str
+    label: str
+    tag: str
+    models: list[ModelOut]
+    trials: int
+    baseline_id: int | None
+    status: Literal["running", "done", "cancelled"]
+    progress: ProgressOut
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class ExperimentOut(ExperimentSummaryOut):
+    scenario_ids: list[int]
+    cells: list[CellOut]
+    totals: list[TotalsOut]
+
+
+class ExperimentStartedOut(ExperimentOut):
+    run_ids: list[int] = Field(description="The runs queued, trial by trial across the cells.")
+
+
+class CellComparisonOut(Schema):
+    scenario_name: str
+    model: str
+    kind: str = Field(
+        description="regressed, fixed, still_failing, still_passing, unchanged, "
+        "changed_not_significant, new, removed or pending"
+    )
+    verdict: str | None
+    description: str
+    baseline: CellOut | None
+    candidate: CellOut | None
+    delta: dict[str, float | None]
+
+
+class ComparisonOut(Schema):
+    candidate_id: int
+    baseline_id: int
+    summary: str = Field(examples=["2 regressed, 1 fixed, 14 unchanged; cost \N{MINUS SIGN}12 %; p50 latency +0.4 s"])
+    counts: dict[str, int]
+    cost_change: float | None
+    duration_p50_delta_ms: float | None
+    cells: list[CellComparisonOut]
+
+
+class CompareParams(Schema):
+    baseline: Id | None = Field(None, description="The baseline experiment; its own baseline when left out.")
+
+
+class ReportParams(CompareParams):
+    format: ExperimentFormat = Field("json", description=f"One of {', '.join(EXPERIMENT_FORMATS)}.")
+
+
+def _record(experiment: Experiment) -> dict[str, Any]:
+    return experiment_record(experiment, list(experiment.cells.all()))
+
+
+def _comparison(candidate: Experiment, baseline_id: int | None, *, required: bool) -> dict[str, Any] | None:
+    baseline: Experiment | None = None
+    if baseline_id is not None:
+        baseline = get_or_404(Experiment.objects.all(), "Experiment", baseline_id)
+    if baseline_id is None:
+        baseline = candidate.baseline
+    if baseline is None:
+        if required:
+            raise invalid("This experiment has no baseline: pass ?baseline=<experiment id>.", field="baseline")
+        return None
+    return experiment_compare(candidate=candidate, baseline=baseline).record()
+
+
+@router.post("", response=responses({201: ExperimentStartedOut}, 404), auth=auth_for(WRITE), summary="Start")
+def start_experiment(request: HttpRequest, payload: ExperimentIn) -> Status:
+    """Every scenario, model and trial as an ordinary run, admitted whole against today's quota or not at all
+    (429 QUOTA_EXCEEDED says how many runs it needs and how many are left)."""
+    if bool(payload.scenario_ids) == bool(payload.tag):
+        raise invalid("Send either scenario_ids or tag.", fields=["scenario_ids", "tag"])
+    try:
+        experiment = experiment_start_requested(
+            name=payload.name,
+            label=payload.label,
+            tag=payload.tag or "",
+            scenario_ids=payload.scenario_ids,
+            models=[(m.model, m.provider_id) for m in payload.models],
+            trials=payload.trials,
+            baseline=payload.baseline_id,
+            user=acting_user(request),
+        )
+    except ExperimentInvalid as exc:
+        raise invalid(str(exc), field=exc.field) from None
+    except ExperimentQuotaExceeded as exc:
+        status = quota_status()
+        details: dict[str, Any] = {
+            "needed": exc.needed,
+            "remaining": status.remaining,
+            "used": status.used,
+            "limit": status.limit,
+        }
+        details["resets_at"] = status.resets_at.isoformat()
+        raise ApiError(ErrorCode.QUOTA_EXCEEDED, str(exc), details) from None
+    run_ids = list(Run.objects.filter(experiment=experiment).order_by("pk").values_list("pk", flat=True))
+    return Status(201, {**_record(experiment), "run_ids": run_ids})
+
+
+@router.get("", response=responses({200: Page[ExperimentSummaryOut]}), summary="List experiments")
+def list_experiments(request: HttpRequest, page: Query[PageParams]) -> dict[str, Any]:
+    experiments = Experiment.objects.order_by("-created_at", "-id")
+    return paginate(experiments, page, out=lambda e: {**experiment_record(e, []), "cells": []})
+
+
+@router.get("/{int:experiment_id}", response=responses({200: ExperimentOut}, 404), summary="Get an experiment")
+def get_experiment(request: HttpRequest, experiment_id: int) -> dict[str, Any]:
+    """Status, progress, every cell with its metrics, and the totals per model."""
+    return _record(get_or_404(Experiment.objects.all(), "Experiment", experiment_id))
+
+
+@router.get(
+    "/{int:experiment_id}/compare", response=responses({200: ComparisonOut}, 404), summary="Compare with a baseline"
+)
+def compare_experiment(request: HttpRequest, experiment_id: int, params: Query[CompareParams]) -> dict[str, Any]:
+    candidate = get_or_404(Experiment.objects.select_related("baseline"), "Experiment", experiment_id)
+    comparison = _comparison(candidate, params.baseline, required=True)
+    assert comparison is not None
+    return comparison
+
+
+@router.get(
+    "/{int:experiment_id}/report",
+    response=responses({200: str}, 404),
+    auth=auth_for(EXPORT),
+    openapi_extra={"responses": {200: {"description": "The report, as a file download.", "content": REPORT_CONTENT}}},
+    summary="Report of an experiment",
+)
+def report_experiment(request: HttpRequest, experiment_id: int, params: Query[ReportParams]) -> HttpResponse:
+    """The matrix (and the comparison with the baseline, when there is one) as JSON, Markdown, HTML, JUnit (one
+    test case per cell) or CSV (one row per cell)."""
+    experiment = get_or_404(Experiment.objects.select_related("baseline"), "Experiment", experiment_id)
+    comparison = _comparison(experiment, params.baseline, required=False)
+    title = f"EvalHub experiment #{experiment.pk}: {experiment.name}"
+    report = render_experiment_report(_record(experiment), comparison, params.format, title=title)
+    response = HttpResponse(report.content, content_type=report.content_type)
+    response["Content-Disposition"] = f'attachment; filename="evalhub-experiment-{experiment.pk}.{report.extension}"'
+    return response
+
+
+@router.delete(
+    "/{int:experiment_id}", response=responses({200: ExperimentOut}, 404), auth=auth_for(WRITE), summary="Cancel"
+)
+def cancel_experiment(request: HttpRequest, experiment_id: int) -> dict[str, Any]:
+    """Queued trials are cancelled at once, running ones stop after their current step; finished ones are kept."""
+    experiment = get_or_404(Experiment.objects.all(), "Experiment", experiment_id)
+    if not experiment.is_finished:
+        experiment = experiment_cancel(experiment=experiment)
+    return _record(experiment)

@@ -1,0 +1,64 @@
+"""The new-experiment form: scenarios by tag or by hand, models from every provider, trials, label, baseline."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from evalhub.providers.model_choices import model_choices, parse_model_value
+from evalhub.scenarios.models import Scenario, Tag
+from runs.experiments.models import DEFAULT_TRIALS, MAX_TRIALS, MIN_TRIALS, Experiment
+from runs.experiments.services import ModelChoice
+
+
+class ExperimentForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False, help_text="Leave empty for the tag (or scenario) and date.")
+    label = forms.CharField(
+        max_length=200, required=False, help_text="What you are measuring: the server's version, a git sha…"
+    )
+    tag = forms.ChoiceField(required=False, help_text="Every scenario with this tag…")
+    scenarios = forms.ModelMultipleChoiceField(
+        queryset=Scenario.objects.order_by("name"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="…or pick scenarios by hand (used when no tag is chosen).",
+    )
+    models = forms.MultipleChoiceField(
+        widget=forms.CheckboxSelectMultiple, help_text="The matrix's columns: any provider's models."
+    )
+    trials = forms.IntegerField(
+        min_value=MIN_TRIALS,
+        max_value=MAX_TRIALS,
+        initial=DEFAULT_TRIALS,
+        help_text=f"Runs per scenario and model ({MIN_TRIALS} to {MAX_TRIALS}); each counts against the daily quota.",
+    )
+    baseline = forms.ModelChoiceField(
+        queryset=Experiment.objects.order_by("-created_at"),
+        required=False,
+        empty_label="The tag's pinned baseline, if any",
+        help_text="The experiment this one is compared with.",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        tag_field, models_field = self.fields["tag"], self.fields["models"]
+        assert isinstance(tag_field, forms.ChoiceField) and isinstance(models_field, forms.ChoiceField)
+        tag_field.choices = [("", "— pick scenarios below —"), *((t.name, t.name) for t in Tag.objects.all())]
+        models_field.choices = model_choices()
+
+    def clean_models(self) -> list[ModelChoice]:
+        chosen = []
+        for value in self.cleaned_data["models"]:
+            try:
+                provider, model = parse_model_value(value)
+            except ValueError as exc:
+                raise forms.ValidationError(str(exc)) from None
+            chosen.append(ModelChoice(provider, model))
+        return chosen
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("tag") and not data.get("scenarios") and "scenarios" not in self.errors:
+            self.add_error("scenarios", "Choose a tag, or pick at least one scenario.")
+        return data

@@ -1,0 +1,111 @@
+"""An experiment (scenarios x models x trials), its cells with their stored metrics, and the baseline pinned per tag.
+
+The trials themselves are ordinary `Run` rows that point back at their experiment, cell and trial number.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings as django_settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from evalhub.providers.models import Provider
+from evalhub.scenarios.models import Scenario
+
+MIN_TRIALS, MAX_TRIALS, DEFAULT_TRIALS = 1, 20, 3
+
+
+class Experiment(models.Model):
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        CANCELLED = "cancelled", "Cancelled"
+
+    name = models.CharField(max_length=200)
+    label = models.CharField(max_length=200, blank=True, help_text="Free text: the server's version, a git sha…")
+    # What was asked for, recorded as given: a tag, or scenarios picked by hand (then `tag` is empty).
+    tag = models.CharField(max_length=50, blank=True, db_index=True)
+    scenario_ids = models.JSONField(default=list)
+    # [{"provider_id": 1, "provider": "EvalHub offline", "model": "evalhub-offline"}], in column order.
+    model_list = models.JSONField(default=list)
+    trials = models.PositiveSmallIntegerField(
+        default=DEFAULT_TRIALS, validators=[MinValueValidator(MIN_TRIALS), MaxValueValidator(MAX_TRIALS)]
+    )
+    baseline = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING, db_index=True)
+    # Sums over the cells, kept with them so the list page reads one row per experiment.
+    total_runs = models.PositiveIntegerField(default=0)
+    finished_runs = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Experiment {self.pk}: {self.name}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status != self.Status.RUNNING
+
+
+class ExperimentCell(models.Model):
+    """One scenario x model of an experiment. Its metrics are recomputed from its runs whenever one of them
+    finishes or is re-scored (runs.experiments.metrics), so pages never aggregate runs themselves."""
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="cells")
+    scenario = models.ForeignKey(Scenario, null=True, on_delete=models.SET_NULL, related_name="+")
+    scenario_name = models.CharField(max_length=200)
+    provider = models.ForeignKey(Provider, null=True, on_delete=models.SET_NULL, related_name="+")
+    provider_name = models.CharField(max_length=120)
+    model = models.CharField(max_length=200)
+    row = models.PositiveIntegerField()
+    column = models.PositiveIntegerField()
+
+    trials = models.PositiveSmallIntegerField(help_text="Trials planned.")
+    finished = models.PositiveSmallIntegerField(default=0)
+    # Counted trials are done or errored runs (an error is a failed trial); cancelled runs are not counted.
+    counted = models.PositiveSmallIntegerField(default=0)
+    passes = models.PositiveSmallIntegerField(default=0)
+    errors = models.PositiveSmallIntegerField(default=0)
+    score_mean = models.FloatField(null=True, blank=True)
+    score_low = models.FloatField(null=True, blank=True)
+    score_high = models.FloatField(null=True, blank=True)
+    # Every finished trial's duration, sorted: p50/p95 here, and exact medians over a model's cells on the page.
+    durations_ms = models.JSONField(default=list)
+    tokens_mean = models.FloatField(null=True, blank=True)
+    # None when a trial's price is unknown: never a partial sum shown as the cost.
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    # A failing trial's reason, for JUnit and the CLI: the first failed run's error or score reason.
+    failure = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["row", "column"]
+        constraints = [
+            models.UniqueConstraint(fields=["experiment", "row", "column"], name="experiment_cell_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scenario_name} \N{MULTIPLICATION SIGN} {self.model}"
+
+    @property
+    def key(self) -> tuple[int | None, str]:
+        """What makes two experiments' cells the same cell: the scenario and the model (the provider may be
+        re-created, the model name is what was measured)."""
+        return (self.scenario_id, self.model)
+
+
+class BaselinePin(models.Model):
+    """The experiment new experiments on this tag are compared with (`--baseline pinned` in CI)."""
+
+    tag = models.CharField(max_length=50, unique=True)
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="pins")
+    pinned_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    pinned_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.tag}: experiment {self.experiment_id}"

@@ -1,0 +1,237 @@
+"""Starting and cancelling experiments, and pinning baselines. The UI, the API and the CLI all go through these.
+
+An experiment is a plan plus ordinary runs: each trial is created by `runs.services.run_create`, the same path a
+single run takes, so the worker, scoring, reports and the Runs list need nothing new.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction
+from django.utils import timezone
+
+from evalhub.providers.models import Provider, ensure_builtin_providers
+from evalhub.scenarios.models import Scenario
+from runs.experiments.metrics import cells_refresh
+from runs.experiments.models import MAX_TRIALS, MIN_TRIALS, BaselinePin, Experiment, ExperimentCell
+from runs.models import Run
+from runs.quota import QuotaExceeded, QuotaStatus, countdown, reserve_runs
+from runs.services import run_create
+
+User = AbstractBaseUser | AnonymousUser | None
+
+
+class ExperimentInvalid(ValueError):
+    """What was asked for cannot be run; `field` names the input at fault, the message says what to do."""
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class ExperimentQuotaExceeded(QuotaExceeded):
+    """The whole experiment does not fit in what is left of today's quota; nothing was started."""
+
+    def __init__(self, status: QuotaStatus, *, needed: int, now: datetime | None = None) -> None:
+        self.status, self.needed = status, needed
+        left = status.remaining
+        Exception.__init__(
+            self,
+            f"This experiment needs {needed} run{'s' if needed != 1 else ''}; "
+            f"{left} {'is' if left == 1 else 'are'} left today; the quota resets at 00:00 UTC, "
+            f"in {countdown(status.resets_at - (now or timezone.now()))}.",
+        )
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    provider: Provider
+    model: str
+
+    @property
+    def record(self) -> dict[str, object]:
+        return {"provider_id": self.provider.pk, "provider": self.provider.name, "model": self.model}
+
+
+def model_resolve(*, model: str, provider_id: int | None = None) -> ModelChoice:
+    """The provider serving `model`: the one named, else the only one that serves it."""
+    model = model.strip()
+    if provider_id is not None:
+        provider = Provider.objects.filter(pk=provider_id).first()
+        if provider is None:
+            raise ExperimentInvalid(f"No provider has id {provider_id}.", field="models")
+        if model not in provider.model_names:
+            raise ExperimentInvalid(f"The provider {provider.name!r} does not serve {model!r}.", field="models")
+        return ModelChoice(provider, model)
+    ensure_builtin_providers()
+    serving = [p for p in Provider.objects.order_by("pk") if model in p.model_names]
+    if not serving:
+        raise ExperimentInvalid(
+            f"No provider serves the model {model!r}; add it to a provider in Settings → Providers.", field="models"
+        )
+    if len(serving) > 1:
+        names = ", ".join(f"{p.name} (id {p.pk})" for p in serving)
+        raise ExperimentInvalid(f"Several providers serve {model!r}: {names}; give provider_id.", field="models")
+    return ModelChoice(serving[0], model)
+
+
+def scenarios_select(*, tag: str = "", scenario_ids: list[int] | None = None) -> list[Scenario]:
+    """Every scenario with `tag`, or exactly the ones picked (all must exist), in name order: the matrix's rows."""
+    scenarios = Scenario.objects.select_related("server", "provider").order_by("name", "pk")
+    if tag:
+        found = list(scenarios.filter(tags__name=tag.strip().lower()))
+        if not found:
+            raise ExperimentInvalid(f"No scenario has the tag {tag!r}.", field="tag")
+        return found
+    wanted = list(dict.fromkeys(scenario_ids or []))
+    if not wanted:
+        raise ExperimentInvalid("Pick at least one scenario, or a tag.", field="scenarios")
+    found = list(scenarios.filter(pk__in=wanted))
+    missing = sorted(set(wanted) - {s.pk for s in found})
+    if missing:
+        raise ExperimentInvalid(f"No scenario has id {missing[0]}.", field="scenarios")
+    return found
+
+
+def experiment_start(
+    *,
+    name: str,
+    scenarios: list[Scenario],
+    models: list[ModelChoice],
+    trials: int,
+    user: User,
+    label: str = "",
+    tag: str = "",
+    baseline: Experiment | None = None,
+) -> Experiment:
+    """Reserve every trial's quota at once (all or nothing), then create the cells and queue the runs.
+
+    Runs are created trial by trial across all cells (trial 1 of every cell, then trial 2, …), so a worker
+    taking them in order gives every cell its first result early and partial results are representative.
+    """
+    if not MIN_TRIALS <= trials <= MAX_TRIALS:
+        raise ExperimentInvalid(f"Trials must be between {MIN_TRIALS} and {MAX_TRIALS}, got {trials}.", field="trials")
+    if not scenarios:
+        raise ExperimentInvalid("Pick at least one scenario, or a tag.", field="scenarios")
+    if not models:
+        raise ExperimentInvalid("Pick at least one model.", field="models")
+    models = list({(c.provider.pk, c.model): c for c in models}.values())
+    needed = len(scenarios) * len(models) * trials
+    with transaction.atomic():
+        try:
+            reserve_runs(needed)
+        except QuotaExceeded as exc:
+            raise ExperimentQuotaExceeded(exc.status, needed=needed) from None
+        experiment = Experiment.objects.create(
+            name=name.strip() or _default_name(tag, scenarios),
+            label=label.strip(),
+            tag=tag.strip().lower(),
+            scenario_ids=[s.pk for s in scenarios],
+            model_list=[choice.record for choice in models],
+            trials=trials,
+            baseline=baseline,
+            total_runs=needed,
+            created_by=user if isinstance(user, get_user_model()) else None,
+        )
+        cells = ExperimentCell.objects.bulk_create(
+            ExperimentCell(
+                experiment=experiment,
+                scenario=scenario,
+                scenario_name=scenario.name,
+                provider=choice.provider,
+                provider_name=choice.provider.name,
+                model=choice.model,
+                row=row,
+                column=column,
+                trials=trials,
+            )
+            for row, scenario in enumerate(scenarios)
+            for column, choice in enumerate(models)
+        )
+        by_position = {(cell.row, cell.column): cell for cell in cells}
+        for trial in range(1, trials + 1):
+            for row, scenario in enumerate(scenarios):
+                for column, choice in enumerate(models):
+                    run_create(
+                        scenario=scenario,
+                        user=user,
+                        model=choice.model,
+                        provider=choice.provider,
+                        cell=by_position[(row, column)],
+                        trial=trial,
+                    )
+    return experiment
+
+
+def experiment_start_requested(
+    *,
+    tag: str = "",
+    scenario_ids: list[int] | None = None,
+    models: list[tuple[str, int | None]],
+    trials: int,
+    user: User,
+    name: str = "",
+    label: str = "",
+    baseline: int | str | None = None,
+) -> Experiment:
+    """experiment_start from what the API and the CLI receive: names and ids. `baseline` is an experiment id,
+    "pinned" (the tag's pinned baseline, none if nothing is pinned yet) or None."""
+    tag = tag.strip().lower()
+    scenarios = scenarios_select(tag=tag, scenario_ids=scenario_ids)
+    choices = [model_resolve(model=model, provider_id=provider_id) for model, provider_id in models]
+    chosen: Experiment | None = None
+    if baseline == "pinned":
+        if not tag:
+            raise ExperimentInvalid('"pinned" needs a tag: baselines are pinned per tag.', field="baseline_id")
+        chosen = pinned_baseline(tag)
+    elif baseline is not None:
+        chosen = Experiment.objects.filter(pk=int(baseline)).first()
+        if chosen is None:
+            raise ExperimentInvalid(f"No experiment has id {baseline} (the baseline).", field="baseline_id")
+    return experiment_start(
+        name=name, label=label, tag=tag, scenarios=scenarios, models=choices, trials=trials, baseline=chosen, user=user
+    )
+
+
+def _default_name(tag: str, scenarios: list[Scenario]) -> str:
+    what = f"#{tag}" if tag else (scenarios[0].name if len(scenarios) == 1 else f"{len(scenarios)} scenarios")
+    return f"{what} · {timezone.now():%Y-%m-%d %H:%M}"
+
+
+def experiment_cancel(*, experiment: Experiment) -> Experiment:
+    """Queued trials are cancelled at once, running ones stop at their next step; finished ones are kept."""
+    now = timezone.now()
+    with transaction.atomic():
+        runs = Run.objects.filter(experiment=experiment)
+        runs.filter(status=Run.Status.QUEUED).update(
+            status=Run.Status.CANCELLED, stop_reason=Run.StopReason.CANCELLED, finished_at=now, cancel_requested=True
+        )
+        runs.filter(status=Run.Status.RUNNING).update(cancel_requested=True)
+        Experiment.objects.filter(pk=experiment.pk, status=Experiment.Status.RUNNING).update(
+            status=Experiment.Status.CANCELLED, finished_at=now
+        )
+    cells_refresh(cell_ids=experiment.cells.values_list("pk", flat=True))
+    experiment.refresh_from_db()
+    return experiment
+
+
+def baseline_pin(*, experiment: Experiment, user: User) -> BaselinePin:
+    """Make this experiment the baseline of its tag: `--baseline pinned` and new experiments compare with it."""
+    if not experiment.tag:
+        raise ExperimentInvalid(
+            "Only an experiment started by tag can be pinned as that tag's baseline.", field="experiment"
+        )
+    pin, _ = BaselinePin.objects.update_or_create(
+        tag=experiment.tag,
+        defaults={"experiment": experiment, "pinned_by": user if isinstance(user, get_user_model()) else None},
+    )
+    return pin
+
+
+def pinned_baseline(tag: str) -> Experiment | None:
+    pin = BaselinePin.objects.select_related("experiment").filter(tag=tag.strip().lower()).first()
+    return pin.experiment if pin else None

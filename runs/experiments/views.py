@@ -1,0 +1,158 @@
+"""Experiment pages: the list, the new-experiment form, the matrix (live while it runs), cancel, pin, compare."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from evalhub.htmx import HtmxHttpRequest
+from runs.experiments.compare import CellComparison, experiment_compare
+from runs.experiments.forms import ExperimentForm
+from runs.experiments.matrix import build_matrix
+from runs.experiments.models import BaselinePin, Experiment
+from runs.experiments.services import (
+    ExperimentInvalid,
+    baseline_pin,
+    experiment_cancel,
+    experiment_start,
+    pinned_baseline,
+    scenarios_select,
+)
+from runs.heartbeat import runs_reap_stale
+from runs.models import Run
+from runs.quota import QuotaExceeded
+
+
+@require_GET
+def experiment_list(request: HttpRequest) -> HttpResponse:
+    experiments = Experiment.objects.select_related("baseline").order_by("-created_at", "-id")[:200]
+    pins = dict(BaselinePin.objects.values_list("experiment_id", "tag"))
+    return render(
+        request,
+        "experiments/experiment_list.html",
+        {"section": "experiments", "experiments": experiments, "pins": pins},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def experiment_create(request: HttpRequest) -> HttpResponse:
+    form = ExperimentForm(request.POST or None, initial={"tag": request.GET.get("tag", "")})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            scenarios = scenarios_select(tag=data["tag"], scenario_ids=[s.pk for s in data["scenarios"]])
+            experiment = experiment_start(
+                name=data["name"],
+                label=data["label"],
+                tag=data["tag"],
+                scenarios=scenarios,
+                models=data["models"],
+                trials=data["trials"],
+                baseline=data["baseline"] or (pinned_baseline(data["tag"]) if data["tag"] else None),
+                user=request.user,
+            )
+        except ExperimentInvalid as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, str(exc))
+        except QuotaExceeded as exc:
+            # Nothing was started: the form keeps every choice so the user can lower the trials or come back.
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Queued {experiment.total_runs} runs.")
+            return redirect("experiments:detail", experiment_id=experiment.pk)
+    return render(request, "experiments/experiment_form.html", {"section": "experiments", "form": form})
+
+
+@require_GET
+def experiment_detail(request: HtmxHttpRequest, experiment_id: int) -> HttpResponse:
+    experiment = get_object_or_404(Experiment.objects.select_related("baseline", "created_by"), pk=experiment_id)
+    if not experiment.is_finished and runs_reap_stale():
+        experiment.refresh_from_db()
+    matrix = build_matrix(experiment, list(experiment.cells.all()))
+    context = {
+        "section": "experiments",
+        "experiment": experiment,
+        "matrix": matrix,
+        "rows": matrix.display_rows(reverse("runs:list")),
+        "chart": matrix.chart(),
+        "pin": BaselinePin.objects.filter(tag=experiment.tag).first() if experiment.tag else None,
+    }
+    template = "experiments/experiment_detail.html"
+    if request.htmx:
+        template += "#experiment-live"
+    return render(request, template, context)
+
+
+@require_POST
+def experiment_cancel_view(request: HttpRequest, experiment_id: int) -> HttpResponse:
+    experiment = get_object_or_404(Experiment, pk=experiment_id)
+    if experiment.is_finished:
+        messages.info(request, "This experiment had already finished.")
+    else:
+        experiment = experiment_cancel(experiment=experiment)
+        left = experiment.total_runs - experiment.finished_runs
+        messages.success(
+            request,
+            f"Cancelled: {experiment.finished_runs} finished runs are kept"
+            + (f"; {left} running stop after their current step." if left else "."),
+        )
+    return redirect("experiments:detail", experiment_id=experiment.pk)
+
+
+@require_POST
+def experiment_pin(request: HttpRequest, experiment_id: int) -> HttpResponse:
+    experiment = get_object_or_404(Experiment, pk=experiment_id)
+    try:
+        baseline_pin(experiment=experiment, user=request.user)
+    except ExperimentInvalid as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Pinned as the baseline of #{experiment.tag}.")
+    return redirect("experiments:detail", experiment_id=experiment.pk)
+
+
+@require_GET
+def experiment_compare_view(request: HttpRequest, experiment_id: int) -> HttpResponse:
+    candidate = get_object_or_404(Experiment, pk=experiment_id)
+    wanted = request.GET.get("baseline", "")
+    baseline: Experiment | None
+    if wanted.isdigit():
+        baseline = get_object_or_404(Experiment, pk=int(wanted))
+    else:
+        baseline = candidate.baseline or (pinned_baseline(candidate.tag) if candidate.tag else None)
+    choices = Experiment.objects.exclude(pk=candidate.pk).order_by("-created_at").only("pk", "name", "label")[:100]
+    context = {"section": "experiments", "candidate": candidate, "baseline": baseline, "choices": choices}
+    if baseline is not None:
+        comparison = experiment_compare(candidate=candidate, baseline=baseline)
+        context["comparison"] = comparison
+        pairs = _divergence_pairs(comparison.regressed)
+        links = {
+            cell_id: reverse("experiments:divergence", args=[bad]) + f"?baseline={good}"
+            for cell_id, (good, bad) in pairs.items()
+        }
+        context["rows"] = [
+            row.html(links.get(row.candidate.cell.pk) if row.candidate else None) for row in comparison.rows
+        ]
+    return render(request, "experiments/experiment_compare.html", context)
+
+
+def _divergence_pairs(regressed: list[CellComparison]) -> dict[int, tuple[int, int]]:
+    """For each regressed cell (by candidate cell id): a passing baseline run and a failing candidate run, read
+    in one query whatever the number of cells."""
+    pairs: dict[int, tuple[int, int]] = {}
+    if not regressed:
+        return pairs
+    cell_ids = [view.cell.pk for row in regressed for view in (row.baseline, row.candidate) if view]
+    runs = Run.objects.filter(cell_id__in=cell_ids, status__in=("done", "error")).order_by("trial", "pk")
+    passing: dict[int, int] = {}
+    failing: dict[int, int] = {}
+    for cell_id, run_id, passed in runs.values_list("cell_id", "pk", "passed"):
+        (passing if passed else failing).setdefault(cell_id, run_id)
+    for row in regressed:
+        assert row.baseline is not None and row.candidate is not None  # regressed cells are in both
+        before, after = passing.get(row.baseline.cell.pk), failing.get(row.candidate.cell.pk)
+        if before and after:
+            pairs[row.candidate.cell.pk] = (before, after)
+    return pairs

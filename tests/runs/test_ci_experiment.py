@@ -1,0 +1,147 @@
+"""`manage.py evalhub run --models … --trials …`: the experiment gate's exit codes with real processes.
+
+The regression is a real change of the server's behaviour: between the two experiments the demo server's arguments
+gain `--mode broken-weather`, so its get_weather tool answers an error, and a code scorer (run in V8) fails trials
+whose tool calls errored.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+from django.contrib.auth.models import User
+
+from evalhub.api_keys.models import ApiKey
+from evalhub.scenarios.models import Scenario, Tag
+from evalhub.servers.models import McpServer
+from runs.experiments.divergence import first_divergence
+from runs.experiments.models import BaselinePin, Experiment
+from runs.models import Run
+from scorers.models import Scorer
+from tests.base import make_demo_server, make_scenario
+from tests.runs.test_ci_command import evalhub, web  # noqa: F401 — the web server fixture, shared
+
+NO_TOOL_ERRORS = (
+    "async ({ output }) => output.toolCalls.length > 0 && output.toolCalls.every((c) => !c.isError) ? 1 : 0"
+)
+
+
+def weather_scenario(server: McpServer | None = None) -> Scenario:
+    scenario = make_scenario(server or make_demo_server(), name="Weather in Paris")
+    scenario.tags.add(Tag.objects.get_or_create(name="smoke")[0])
+    scenario.scorers.add(Scorer.objects.create(name="No tool errors", kind="code", code=NO_TOOL_ERRORS))
+    return scenario
+
+
+@pytest.mark.worker
+class ExperimentGateTests:
+    def test_it_exits_0_then_1_when_the_server_breaks_and_names_where_the_runs_part(
+        self, worker: subprocess.Popen[bytes], tmp_path: Path
+    ) -> None:
+        scenario = weather_scenario()
+        junit, report = tmp_path / "junit.xml", tmp_path / "experiment.json"
+        gate = ["--tag", "smoke", "--models", "evalhub-offline", "--trials", "4", "--poll", "0.2"]
+
+        first = evalhub(*gate, "--label", "v1", "--junit", str(junit), "--json", str(report))
+
+        assert first.returncode == 0, first.stdout + first.stderr
+        baseline = Experiment.objects.get()
+        assert f"Started experiment #{baseline.pk} on this EvalHub: 4 runs" in first.stdout
+        assert ["Weather", "in", "Paris", "4/4"] in [line.split() for line in first.stdout.splitlines()]
+        assert "1/1 cells passed" in first.stdout
+        case = ET.parse(junit).getroot().find("testsuite/testcase")
+        assert case is not None and case.get("name") == "Weather in Paris" and case.find("failure") is None
+        assert json.loads(report.read_text())["experiment"]["cells"][0]["passes"] == 4
+        BaselinePin.objects.create(tag="smoke", experiment=baseline)
+        McpServer.objects.filter(pk=scenario.server_id).update(
+            args=["-m", "evalhub.demo_server", "--mode", "broken-weather"]
+        )
+
+        second = evalhub(*gate, "--label", "v2", "--baseline", "pinned", "--fail-on-regression", "--junit", str(junit))
+
+        assert second.returncode == 1, second.stdout + second.stderr
+        candidate = Experiment.objects.exclude(pk=baseline.pk).get()
+        assert candidate.baseline == baseline
+        assert f"Compared with experiment #{baseline.pk}: 1 regressed, 0 fixed, 0 unchanged" in second.stdout
+        assert "Weather in Paris on evalhub-offline: Regressed: 0/4 passed, baseline 4/4." in second.stderr
+        failure = ET.parse(junit).getroot().find("testsuite/testcase/failure")
+        assert failure is not None and failure.get("message") == "Regressed: 0/4 passed, baseline 4/4."
+        assert (failure.text or "").splitlines()[1].startswith("A failing trial: ")
+        good = Run.objects.filter(experiment=baseline).first()
+        bad = Run.objects.filter(experiment=candidate).first()
+        assert good is not None and bad is not None
+        divergence = first_divergence(good.transcript["steps"], bad.transcript["steps"])
+        assert divergence.first_index == 0
+        assert divergence.explanation.startswith(
+            "Step 1: same call get_weather(latitude: 48.85, longitude: 2.35), different result:"
+        )
+        assert '→ error "Error executing tool get_weather: get_weather is unavailabl…"' in divergence.explanation
+
+    def test_without_a_regression_gate_a_failing_cell_exits_1(self, worker: subprocess.Popen[bytes]) -> None:
+        weather_scenario(make_demo_server(args=["-m", "evalhub.demo_server", "--mode", "broken-weather"]))
+
+        result = evalhub("--tag", "smoke", "--models", "evalhub-offline", "--trials", "1", "--poll", "0.2")
+
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert "Pass rate 0% is below 100% (0/1)." in result.stderr
+
+    def test_it_exits_2_when_trials_error(self, worker: subprocess.Popen[bytes]) -> None:
+        weather_scenario(make_demo_server(command="/nonexistent/mcp-server", args=[]))
+
+        result = evalhub("--tag", "smoke", "--models", "evalhub-offline", "--trials", "2", "--poll", "0.2")
+
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert "2 trial(s) errored" in result.stderr and "/nonexistent/mcp-server" in result.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+class ExperimentGateInfraTests:
+    def test_it_exits_2_when_the_quota_cannot_hold_the_whole_experiment(self) -> None:
+        weather_scenario()
+
+        result = evalhub("--tag", "smoke", "--models", "evalhub-offline", "--trials", "5", EVALHUB_DAILY_RUN_QUOTA="3")
+
+        assert result.returncode == 2
+        assert (
+            "error: This experiment needs 5 runs; 3 are left today; the quota resets at 00:00 UTC, in" in result.stderr
+        )
+        assert not Run.objects.exists()
+
+    def test_it_exits_2_for_an_unknown_model_or_a_pinned_baseline_without_a_tag(self) -> None:
+        weather_scenario()
+
+        unknown = evalhub("--tag", "smoke", "--models", "gpt-9")
+        untagged = evalhub("--scenario", "Weather in Paris", "--models", "evalhub-offline", "--baseline", "pinned")
+
+        assert unknown.returncode == untagged.returncode == 2
+        assert "No provider serves the model 'gpt-9'" in unknown.stderr
+        assert "--baseline pinned needs exactly one --tag" in untagged.stderr
+
+
+@pytest.mark.worker
+class ExperimentGateRemoteTests:
+    def test_it_runs_an_experiment_through_a_remote_evalhubs_api(
+        self,
+        worker: subprocess.Popen[bytes],
+        web: str,  # noqa: F811
+        alice: User,
+        tmp_path: Path,
+    ) -> None:
+        weather_scenario()
+        _, key = ApiKey.issue(user=alice, name="ci", scopes=["evaluate:read", "evaluate:write"])
+        junit = tmp_path / "junit.xml"
+
+        result = evalhub(
+            "--url", web, "--tag", "smoke", "--models", "evalhub-offline", "--trials", "2", "--poll", "0.3",
+            "--junit", str(junit), EVALHUB_API_KEY=key,
+        )  # fmt: skip
+
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert f"on {web}/api/v1: 2 runs" in result.stdout
+        experiment = Experiment.objects.get()
+        assert (experiment.created_by, experiment.finished_runs) == (alice, 2)
+        assert ET.parse(junit).getroot().find("testsuite/testcase") is not None
