@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 MAX_LINE_BYTES = 32 * 1024 * 1024
 # After a clean close of stdin the spec lets the server exit on its own; give it this long before SIGTERM.
 SHUTDOWN_GRACE = 1.0
+# Once the server has exited, how long its stdout may stay open (its last lines still arriving) before EvalHub
+# stops waiting for EOF: a child it started may hold the pipe open for as long as it lives.
+EXIT_DRAIN_SECONDS = 0.5
 
 
 @asynccontextmanager
@@ -49,6 +52,7 @@ async def stdio_transport(config: ServerConfig, state: StdioState) -> AsyncItera
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
     stderr_done = anyio.Event()
+    stdout_done = anyio.Event()
 
     async def deliver(line: bytes) -> None:
         line = line.strip()
@@ -82,6 +86,15 @@ async def stdio_transport(config: ServerConfig, state: StdioState) -> AsyncItera
         finally:
             # EOF: the session fails pending requests with CONNECTION_CLOSED instead of waiting for a timeout.
             read_writer.close()
+            stdout_done.set()
+
+    async def watch_exit() -> None:
+        # A server that dies while a child of its own still holds its stdout gives no EOF: its exit must end the
+        # session all the same (its last lines first), or a pending call would wait for its request timeout.
+        await process.wait()
+        with anyio.move_on_after(EXIT_DRAIN_SECONDS):
+            await stdout_done.wait()
+        read_writer.close()
 
     async def read_stderr() -> None:
         assert process.stderr
@@ -109,6 +122,7 @@ async def stdio_transport(config: ServerConfig, state: StdioState) -> AsyncItera
         tg.start_soon(read_stdout)
         tg.start_soon(read_stderr)
         tg.start_soon(write_stdin)
+        tg.start_soon(watch_exit)
         try:
             yield read_stream, write_stream
         except BaseException:

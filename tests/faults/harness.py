@@ -37,7 +37,8 @@ SLACK = 30.0
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a run that met a fault must end. `sentence` may hold {port}, {base} and {seconds} (any "1.2")."""
+    """How a run that met a fault must end. `sentence` may hold {port}, {base}, {seconds} (any "1.2") and
+    {count} (any whole number)."""
 
     status: str
     stop_reason: str
@@ -78,7 +79,7 @@ def sentence_pattern(sentence: str, **values: str) -> str:
     pattern = re.escape(sentence)
     for name, value in values.items():
         pattern = pattern.replace(re.escape(f"{{{name}}}"), re.escape(value))
-    return pattern.replace(re.escape("{seconds}"), r"\d+\.\d")
+    return pattern.replace(re.escape("{seconds}"), r"\d+\.\d").replace(re.escape("{count}"), r"\d+")
 
 
 def rows(cases: Sequence[Any]) -> list[Any]:
@@ -158,15 +159,31 @@ def hostile_http_process(mode: str) -> Iterator[int]:
 
 
 def hostile_http_server(
-    mode: str, port: int, *, connect_timeout: float = SLACK, request_timeout: float = SLACK
+    mode: str,
+    url: str,
+    *,
+    owner: User,
+    name: str = "",
+    bearer_token: str = "",
+    connect_timeout: float = SLACK,
+    request_timeout: float = SLACK,
 ) -> McpServer:
-    return McpServer.objects.create(
-        name=f"Hostile {mode} over HTTP",
+    """The server record; `owner` matters: only servers staff added may reach 127.0.0.1 (issue 18, finding 6)."""
+    server = McpServer(
+        name=name or f"Hostile {mode} over HTTP",
         transport=McpServer.Transport.HTTP,
-        url=f"http://127.0.0.1:{port}/mcp",
+        url=url,
+        created_by=owner,
         connect_timeout=connect_timeout,
         request_timeout=request_timeout,
     )
+    server.set_secrets(bearer_token=bearer_token, env={}, headers={})
+    server.save()
+    return server
+
+
+def local_url(port: int, host: str = "127.0.0.1") -> str:
+    return f"http://{host}:{port}/mcp"
 
 
 def execute_here(scenario: Scenario, user: User) -> Run:
@@ -184,7 +201,9 @@ def execute_on_worker(scenario: Scenario, user: User) -> Run:
     return Run.objects.get(pk=run.pk)
 
 
-def assert_next_run_succeeds(execute: Callable[[Scenario], Run], scripted: ScriptedServer, healthy_port: int) -> None:
+def assert_next_run_succeeds(
+    execute: Callable[[Scenario], Run], scripted: ScriptedServer, healthy_port: int, *, owner: User
+) -> None:
     """A well-behaved server and model, on the same pipeline or worker (`execute` runs a scenario there).
 
     The healthy server is reached over HTTP (one process for the whole session): what is under test is the
@@ -192,7 +211,7 @@ def assert_next_run_succeeds(execute: Callable[[Scenario], Run], scripted: Scrip
     """
     scripted.answers.clear()  # what the fault left unasked
     hostile_model.script(scripted, "healthy")
-    server = hostile_http_server("healthy", healthy_port)
+    server = hostile_http_server("healthy", local_url(healthy_port), owner=owner)
     provider = make_scripted_provider(scripted.base_url, name="Scripted, next run")
     run = execute(make_scenario(server, provider=provider, name="Next run", expected_tools=["act"]))
     assert (run.status, run.stop_reason, run.passed, run.tool_names) == ("done", "completed", True, ["act"]), run.error

@@ -7,12 +7,27 @@ tool `act` (tests/faults/hostile_server.py). `script(scripted, mode)` loads one.
 
 from __future__ import annotations
 
-from tests.evalhub.model_client.scripted_server import Answer, ScriptedServer, completion, openai_error, tool_call
+import json
+
+from tests.evalhub.model_client.scripted_server import (
+    API_KEY,
+    Answer,
+    ScriptedServer,
+    completion,
+    openai_error,
+    tool_call,
+)
 
 # Longer than the provider timeout the corpus gives the `hang` case (1 s), short enough not to hold the
 # endpoint's thread for long after the client gave up.
 HANG_SECONDS = 3.0
 RETRY_AFTER_SECONDS = 1
+# An hour: far beyond the 180 s a run's model call may take, waits included (the default RetryPolicy).
+LONG_RETRY_AFTER_SECONDS = 3600
+# Seconds between bytes of a dripping answer: every read is quick, the whole answer would take half a minute.
+DRIP_SECONDS = 0.05
+# The bearer token of the agent's MCP server in the `echo-secrets` mode (the provider's key is API_KEY).
+SERVER_TOKEN = "srv-SECRET-token-4242"
 # Provider.to_config() uses the default RetryPolicy: 4 attempts.
 ATTEMPTS = 4
 
@@ -42,6 +57,24 @@ MODES: dict[str, list[Answer]] = {
     "fails-on-second-call": [
         CALL_ACT,
         openai_error(401, "Incorrect API key provided: sk-test***. The key was revoked.", code="invalid_api_key"),
+    ],
+    "rate-limited-long-wait": [
+        openai_error(429, "Rate limit reached for gpt-4o.", headers={"Retry-After": str(LONG_RETRY_AFTER_SECONDS)})
+    ],
+    "drip": [Answer(body=CALL_ACT.body, drip=DRIP_SECONDS)],
+    # Python's json.dumps writes NaN and Infinity; so do models that learnt JSON from it.
+    "nan-arguments": [
+        Answer(body=completion(tool_calls=[tool_call("call_1", "act", '{"threshold": NaN, "limits": [1, Infinity]}')])),
+        DONE,
+    ],
+    "echo-secrets": [
+        Answer(
+            body=completion(
+                content=f"Echoing {SERVER_TOKEN}.",
+                tool_calls=[tool_call("call_1", "act", json.dumps({"text": f"key {API_KEY} token {SERVER_TOKEN}"}))],
+            )
+        ),
+        Answer(body=completion(content=f"Your key is {API_KEY} and the token is {SERVER_TOKEN}.")),
     ],
     "healthy": [CALL_ACT, DONE],
 }

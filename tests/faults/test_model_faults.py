@@ -9,18 +9,21 @@ run, and that the next run on the same pipeline passes; rows marked `worker` run
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 
+from evalhub.mcp_client.redact import MASK
 from evalhub.scenarios.models import Scenario
 from runs.models import Run
 from tests.base import make_scenario, make_scripted_provider
-from tests.evalhub.model_client.scripted_server import ScriptedServer
+from tests.evalhub.model_client.scripted_server import API_KEY, ScriptedServer
 from tests.faults import hostile_model
 from tests.faults.harness import (
     Outcome,
@@ -31,10 +34,18 @@ from tests.faults.harness import (
     execute_here,
     execute_on_worker,
     failed,
+    hostile_http_server,
     hostile_stdio_server,
+    local_url,
     rows,
 )
-from tests.faults.hostile_model import ATTEMPTS, CONTEXT_TOO_LONG, RETRY_AFTER_SECONDS
+from tests.faults.hostile_model import (
+    ATTEMPTS,
+    CONTEXT_TOO_LONG,
+    LONG_RETRY_AFTER_SECONDS,
+    RETRY_AFTER_SECONDS,
+    SERVER_TOKEN,
+)
 
 
 @dataclass(frozen=True)
@@ -46,6 +57,10 @@ class Case:
     tool_result: str = ""  # the first tool result's text, as recorded and as the model was sent it
     retry_wait: float = 0.0  # the second request came at least this long after the first (Retry-After)
     provider_timeout: float = 10.0
+    # The MCP server's bearer token: the agent then uses the session's healthy HTTP server, holding this secret.
+    server_token: str = ""
+    tool_call: dict[str, Any] | None = None  # the first tool call, as the transcript keeps it
+    final_text: str = "Done."  # when the run is done
     worker: bool = False
     xfail: str = ""  # why this case does not hold today (a known finding); the row is then strictly xfail
 
@@ -75,13 +90,32 @@ CASES = [
          steps=1, results=1)),
     Case("failure on the second call", "fails-on-second-call", requests=2, tool_result="act: done",
          ends=failed("model call 2", "auth", "the provider rejected the API key (401)", steps=1, results=1)),
+    Case("429 with a Retry-After longer than the call may take", "rate-limited-long-wait", requests=1, ends=failed(
+         "model call 1", "rate_limited", "the provider kept rate-limiting the requests (429) — gave up after 1 attempt "
+         f"in {{seconds}} s: it asked to wait {LONG_RETRY_AFTER_SECONDS} s (about 60 min) before trying again "
+         "(Retry-After), longer than the {seconds} s left of the 180 s retry budget")),
+    Case("an answer dripping past the total deadline", "drip", requests=1, provider_timeout=1.0, ends=failed(
+         "model call 1", "timeout",
+         "{base} started answering but had not finished within 1 s (the per-call timeout) ({count} bytes received)")),
+    Case("NaN and Infinity in tool-call arguments", "nan-arguments", requests=2, tool_result="act: done",
+         tool_call={"toolName": "act", "args": {"threshold": "NaN", "limits": [1, "Infinity"]}, "replacedValues": [
+             {"path": "args.threshold", "was": "NaN"}, {"path": "args.limits[1]", "was": "Infinity"}]},
+         ends=completed()),
+    Case("echoes the provider's API key and the server's bearer token", "echo-secrets", requests=2,
+         tool_result="act: done", server_token=SERVER_TOKEN,
+         tool_call={"toolName": "act", "args": {"text": f"key {MASK} token {MASK}"}},
+         final_text=f"Your key is {MASK} and the token is {MASK}.", ends=completed()),
 ]
 # fmt: on
 
 
-def scenario_for(case: Case, scripted: ScriptedServer, tmp_path: Path) -> Scenario:
+def scenario_for(case: Case, scripted: ScriptedServer, tmp_path: Path, *, owner: User, healthy_port: int) -> Scenario:
     hostile_model.script(scripted, case.mode)
-    server = hostile_stdio_server("healthy", tmp_path / "server.pid")
+    if case.server_token:
+        url = local_url(healthy_port)
+        server = hostile_http_server("healthy", url, owner=owner, name=case.id, bearer_token=case.server_token)
+    else:
+        server = hostile_stdio_server("healthy", tmp_path / "server.pid")
     provider = make_scripted_provider(scripted.base_url, timeout=case.provider_timeout)
     return make_scenario(server, provider=provider, name=f"Fault: {case.id}", expected_tools=["act"])
 
@@ -100,6 +134,18 @@ def check_recorded(run: Run, case: Case, scripted: ScriptedServer) -> None:
         assert call["isError"] is (case.tool_result != "act: done")
         told = scripted.received[-1].json["messages"][-1]
         assert (told["role"], told["content"]) == ("tool", case.tool_result)
+    if case.tool_call:
+        assert run.transcript["steps"][0]["toolCalls"] == [case.tool_call]
+        call = run.all_tool_calls[0]
+        assert (call["args"], call.get("replacedValues")) == (
+            case.tool_call["args"],
+            case.tool_call.get("replacedValues"),
+        )
+    if case.ends.status == "done":
+        assert run.final_text == run.transcript["finalText"] == case.final_text
+    # Whatever the provider or the model did, no secret is in the record (issue 18, finding 10).
+    record = json.dumps([run.transcript, run.all_tool_calls, run.final_text, run.model_calls, run.error])
+    assert API_KEY not in record and SERVER_TOKEN not in record
 
 
 @pytest.mark.django_db(transaction=True)
@@ -108,7 +154,7 @@ class ModelFaultTests:
     def test_the_run_ends_as_the_table_says(
         self, case: Case, alice: User, scripted: ScriptedServer, healthy_port: int, tmp_path: Path
     ) -> None:
-        scenario = scenario_for(case, scripted, tmp_path)
+        scenario = scenario_for(case, scripted, tmp_path, owner=alice, healthy_port=healthy_port)
         watch = ProcessWatch(tmp_path / "server.pid", root=os.getpid())
 
         run = execute_here(scenario, alice)
@@ -116,7 +162,9 @@ class ModelFaultTests:
         assert_outcome(run, case.ends, base=scripted.base_url)
         check_recorded(run, case, scripted)
         watch.assert_none_left()
-        assert_next_run_succeeds(lambda next_scenario: execute_here(next_scenario, alice), scripted, healthy_port)
+        assert_next_run_succeeds(
+            lambda next_scenario: execute_here(next_scenario, alice), scripted, healthy_port, owner=alice
+        )
 
 
 WORKER_CASES = [case for case in CASES if case.worker]
@@ -134,7 +182,7 @@ class ModelFaultOnWorkerTests:
         healthy_port: int,
         tmp_path: Path,
     ) -> None:
-        scenario = scenario_for(case, scripted, tmp_path)
+        scenario = scenario_for(case, scripted, tmp_path, owner=alice, healthy_port=healthy_port)
         watch = ProcessWatch(tmp_path / "server.pid", root=worker.pid)
 
         run = execute_on_worker(scenario, alice)
@@ -143,4 +191,6 @@ class ModelFaultOnWorkerTests:
         check_recorded(run, case, scripted)
         assert run.worker.startswith("evalhub-test-")
         watch.assert_none_left()
-        assert_next_run_succeeds(lambda next_scenario: execute_on_worker(next_scenario, alice), scripted, healthy_port)
+        assert_next_run_succeeds(
+            lambda next_scenario: execute_on_worker(next_scenario, alice), scripted, healthy_port, owner=alice
+        )

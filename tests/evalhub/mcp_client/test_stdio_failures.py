@@ -122,6 +122,29 @@ class MidSessionFailureTests:
         )
         assert "tiny: about to crash hard" in error.stderr_tail
 
+    def test_a_crash_is_noticed_while_a_child_still_holds_the_servers_stdout(self, tmp_path: Path) -> None:
+        # The grandchild inherited the server's stdout, so the pipe gives no EOF when the server dies: before, the
+        # call waited for its request timeout (60 s here) and was reported as a timeout.
+        pidfile = tmp_path / "pids"
+        config = fixture_config("tiny_server.py", "--grandchild", str(pidfile), request_timeout=60.0)
+
+        async def run() -> McpConnectionError:
+            async with connect(config) as conn:
+                with pytest.raises(McpConnectionError) as caught:
+                    await conn.call_tool("crash")
+                return caught.value
+
+        started = time.monotonic()
+        error = anyio.run(run)
+
+        assert time.monotonic() - started < 15
+        assert (error.kind, error.stderr_tail) == (ErrorKind.SERVER_CRASHED, "tiny: about to crash hard")
+        assert error.message == (
+            "The server process exited with code 7 during the call to tool 'crash'; its stderr output usually says why."
+        )
+        server_pid, grandchild_pid = map(int, pidfile.read_text().split())
+        assert not process_alive(server_pid) and not process_alive(grandchild_pid)
+
     def test_a_crash_escapes_the_connection_block_unwrapped(self) -> None:
         async def run() -> None:
             async with connect(fixture_config("tiny_server.py")) as conn:
