@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 from jsonschema import Draft202012Validator
 
@@ -77,8 +78,8 @@ class ScenarioExpectationsApiTests:
             'expectations[2]: expected an object, got "nope"',
         ]
 
-    def test_patch_replaces_them_and_null_is_refused(self, writer_api: Client) -> None:
-        scenario = make_scenario(make_demo_server(), expectations=CHECKS)
+    def test_patch_replaces_them_and_null_is_refused(self, writer_api: Client, bob: User) -> None:
+        scenario = make_scenario(make_demo_server(), expectations=CHECKS, created_by=bob)
 
         assert patch(writer_api, scenario, {"expectations": CHECKS[1:]}).json()["expectations"] == CHECKS[1:]
         error = assert_error(patch(writer_api, scenario, {"expectations": None}), 400, "VALIDATION_ERROR")

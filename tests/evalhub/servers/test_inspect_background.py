@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from evalhub.api_keys.models import ApiKey
 from evalhub.servers.models import McpServer
-from tests.base import PROJECT_DIR, PYTHON, child_env, free_port, make_demo_server, wait_until
+from tests.base import PROJECT_DIR, PYTHON, child_env, free_port, make_alice, make_demo_server, wait_until
 from tests.evalhub.mcp_client.helpers import silent_endpoint
 from tests.evalhub.test_serve import health
 
@@ -43,7 +43,11 @@ def silent_url() -> Iterator[str]:
 
 
 def silent_server(url: str) -> McpServer:
-    return McpServer.objects.create(name="Silent", transport="http", url=url, connect_timeout=CONNECT_TIMEOUT)
+    # Added by staff: only staff's servers may reach loopback addresses such as the silent endpoint's.
+    staff = User.objects.filter(is_staff=True).first() or make_alice()
+    return McpServer.objects.create(
+        name="Silent", transport="http", url=url, connect_timeout=CONNECT_TIMEOUT, created_by=staff
+    )
 
 
 def inspected(server: McpServer) -> McpServer:
