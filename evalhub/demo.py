@@ -9,6 +9,7 @@ from __future__ import annotations
 import secrets
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -25,13 +26,24 @@ from scorers.services import scorer_save
 
 DEMO_USERNAME = "demo"
 DEMO_SERVER = "Demo travel server"
-DEMO_SCENARIOS = [
+DEMO_SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "Weather in Paris",
         "prompt": "What's the weather at latitude 48.85, longitude 2.35?",
         "expected_tools": ["get_weather"],
         "tags": ["smoke", "weather"],
         "description": "The agent should call get_weather with Paris's coordinates.",
+        # The no-code version of the reference's coordinate scorer, plus what a user asks next: no errors, no
+        # booking. A server whose get_weather answers errors makes this scenario fail (an experiment's regression).
+        "expectations": [
+            {
+                "kind": "tool_called",
+                "tool": "get_weather",
+                "args": {"latitude": {"$range": [-90, 90]}, "longitude": {"$range": [-180, 180]}},
+            },
+            {"kind": "tool_not_called", "tool": "book_flight"},
+            {"kind": "no_tool_errors"},
+        ],
     },
     {
         "name": "Find flights to Rome",
@@ -99,6 +111,7 @@ def seed_demo_scenarios() -> list[str]:
                 "prompt": spec["prompt"],
                 "description": spec["description"],
                 "expected_tools": spec["expected_tools"],
+                "expectations": spec.get("expectations", []),
                 "server": server,
                 "provider": provider,
                 "model": OFFLINE_MODEL,
