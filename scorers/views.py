@@ -85,9 +85,12 @@ def scorer_delete(request: HttpRequest, scorer_id: int) -> HttpResponse:
 
 
 @require_POST
-def scorer_test(request: HtmxHttpRequest) -> HttpResponse:
-    """Run the editor's unsaved scorer on a past run, with the same sandbox and limits as the worker."""
-    form = ScorerForm(request.POST)
+def scorer_test(request: HtmxHttpRequest, scorer_id: int | None = None) -> HttpResponse:
+    """Run the editor's unsaved scorer on a past run, with the same sandbox and limits as the worker.
+
+    On a saved scorer's page the form is bound to that scorer, so its own name is not "already taken"."""
+    scorer = get_object_or_404(Scorer, pk=scorer_id) if scorer_id is not None else None
+    form = ScorerForm(request.POST, instance=scorer)
     run = Run.objects.filter(pk=_id(request.POST.get("run_id"))).select_related("scenario").first()
     context: dict[str, object] = {"run": run}
     if run is None:

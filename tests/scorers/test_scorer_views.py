@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -134,6 +135,23 @@ class ScorerTestTests:
         assert html.lstrip().startswith('<div id="test-result">')
         assert "0.75" in html and "lat 48.85" in html
         assert not Scorer.objects.exists()  # testing never saves
+
+    def test_on_a_saved_scorer_it_tests_the_edited_code_without_saving(
+        self, alice_client: Client, past_run: Run
+    ) -> None:
+        alice_client.post("/scorers/new/", code_form())
+        scorer = Scorer.objects.get()
+        page = alice_client.get(f"/scorers/{scorer.pk}/").content.decode()
+        test_url = re.search(r'hx-post="([^"]+)"[^>]*>Test scorer<', page)
+        assert test_url is not None and test_url[1] == f"/scorers/{scorer.pk}/test/"
+
+        form = {**code_form(code="async () => 0.25"), "run_id": past_run.pk}
+        html = alice_client.post(test_url[1], form, HTTP_HX_REQUEST="true").content.decode()
+
+        assert "already exists" not in html
+        assert '<span class="badge badge-fail">0.25</span>' in html
+        scorer.refresh_from_db()
+        assert (scorer.code, scorer.version) == ("async () => 1", 1)
 
     def test_a_throwing_scorer_shows_its_error(self, alice_client: Client, past_run: Run) -> None:
         form = {**code_form(code="async () => { throw new Error('boom'); }"), "run_id": past_run.pk}
