@@ -116,7 +116,8 @@ def scenario_detail(request: HttpRequest, scenario_id: int) -> HttpResponse:
 def scenario_duplicate(request: HttpRequest, scenario_id: int) -> HttpResponse:
     scenario = get_object_or_404(Scenario, pk=scenario_id)
     copy = services.scenario_duplicate(scenario=scenario, user=request.user)
-    messages.success(request, f"Duplicated as “{copy.name}”. Edit it below.")
+    copied = services.scenario_copied_parts(copy)
+    messages.success(request, f"Duplicated as “{copy.name}” with {copied}. Edit it below.")
     return redirect("scenario_edit", scenario_id=copy.pk)
 
 

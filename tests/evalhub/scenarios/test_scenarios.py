@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -8,9 +9,10 @@ from django.test import Client, override_settings
 
 from evalhub.providers.model_choices import model_value
 from evalhub.providers.models import offline_provider
-from evalhub.scenarios.models import Scenario
+from evalhub.scenarios.models import Scenario, Tag
 from evalhub.servers.models import McpServer
 from runs.models import Run
+from scorers.models import Scorer
 from tests.base import make_demo_server, make_scenario
 
 
@@ -138,6 +140,32 @@ class ScenarioDuplicateDeleteTests:
         assert sorted(t.name for t in copy.tags.all()) == ["smoke", "weather"]
         assert Scenario.objects.filter(name="Copy 2 of Tagged").exists()
         assert Scenario.objects.count() == 4 and scenario.pk
+
+    def test_duplicate_keeps_the_scorers_and_says_what_it_copied(self, alice_client: Client, server: McpServer) -> None:
+        checks = [{"kind": "tool_called", "tool": "get_weather"}, {"kind": "tool_not_called", "tool": "book_flight"}]
+        scenario = make_scenario(
+            server, expectations=checks, token_budget=5000, cost_budget_usd=Decimal("0.5"), expected={"city": "Paris"}
+        )
+        scenario.tags.set([Tag.objects.create(name="smoke")])
+        scorers = [Scorer.objects.create(name=name, code="async () => 1") for name in ("Weather called", "Polite")]
+        scenario.scorers.set(scorers)
+
+        response = alice_client.post(f"/scenarios/{scenario.pk}/duplicate/", follow=True)
+
+        copy = Scenario.objects.get(name=f"Copy of {scenario.name}")
+        assert list(copy.scorers.order_by("name")) == [scorers[1], scorers[0]]
+        assert (copy.expectations, copy.token_budget, copy.cost_budget_usd, copy.expected, copy.expected_tools) == (
+            checks,
+            5000,
+            Decimal("0.5"),
+            {"city": "Paris"},
+            ["get_weather"],
+        )
+        assert [message.message for message in response.context["messages"]] == [
+            f"Duplicated as “Copy of {scenario.name}” with the prompt, model and limits, 2 scorers (Polite, Weather "
+            "called), tag smoke, 2 expectations, the token and cost budgets, the expected tools and the expected "
+            "JSON. Edit it below."
+        ]
 
     def test_delete_asks_first_then_deletes(self, alice_client: Client, server: McpServer) -> None:
         scenario = make_scenario(server)
