@@ -11,7 +11,8 @@ from evalhub.providers.model_choices import model_value
 from evalhub.providers.models import offline_provider
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.servers.models import McpServer
-from runs.models import Run
+from runs.models import DailyRunQuota, Run
+from runs.quota import utc_today
 from scorers.models import Scorer
 from tests.base import make_demo_server, make_scenario
 
@@ -235,3 +236,36 @@ class ScenarioListAndRunTests:
 
         assert '<polyline points="14.0,103.6 546.0,14.0"' in html
         assert html.count('class="chart-pass"') == 1 and html.count('class="chart-fail"') == 1
+
+
+@pytest.mark.django_db
+class ScenarioRunButtonTests:
+    QUOTA_REASON = "Today's 2 runs are used up; the quota resets at 00:00 UTC."
+
+    def test_run_selected_is_disabled_until_something_is_selected(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        make_scenario(server)
+
+        html = alice_client.get("/scenarios/").content.decode()
+
+        assert '<button class="button" type="submit" name="selected" value="1" id="run-selected" disabled title' in html
+        assert "Select scenarios, or choose a tag, to run them." in html
+
+    @override_settings(EVALHUB_DAILY_RUN_QUOTA=2)
+    def test_every_run_button_is_disabled_with_the_reason_when_the_quota_is_used_up(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        scenario = make_scenario(server)
+        run = Run.objects.create(scenario=scenario, model="evalhub-offline", status="done")
+        DailyRunQuota.objects.create(day=utc_today(), used=2)
+        disabled = f' disabled title="{self.QUOTA_REASON}">'
+
+        listing = alice_client.get("/scenarios/").content.decode()
+        detail = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+        run_page = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        assert listing.count(disabled + "Run selected<") == 1 and listing.count(disabled + "Run<") == 1
+        assert listing.count(self.QUOTA_REASON) == 3  # two buttons' titles and the line beside them
+        assert detail.count(disabled + "Run<") == 1 and "Quota used up until 00:00 UTC" in detail
+        assert run_page.count(disabled + "Run again<") == 1
