@@ -75,6 +75,14 @@ class ScorerBrowserTests:
         page.get_by_role("button", name="Create scorer").click()
         expect(page.locator(".message-success")).to_contain_text("Created scorer")
 
+        # Run selected waits for a selection, and says so.
+        page.goto(f"{live_server.url}/scenarios/")
+        expect(page.get_by_role("button", name="Run selected")).to_be_disabled()
+        expect(page.locator("#run-reason")).to_have_text("Select scenarios, or choose a tag, to run them.")
+        page.get_by_label(f"Select {scenario.name}").check()
+        expect(page.get_by_role("button", name="Run selected")).to_be_enabled()
+        expect(page.locator("#run-reason")).to_be_hidden()
+
         # Attach both to the scenario and run it.
         page.goto(f"{live_server.url}/scenarios/{scenario.pk}/edit/")
         page.get_by_label("Weather called").check()
