@@ -141,7 +141,8 @@ def scenario_run(request: HttpRequest, scenario_id: int) -> HttpResponse:
     except QuotaExceeded as exc:
         messages.error(request, str(exc))
         return redirect(request.POST.get("next") or "scenario_list")
-    messages.success(request, f"Queued run #{run.pk} of “{scenario.name}”.")
+    # No flash message: the run page's live status bar says the run is queued and goes away when it finishes,
+    # where a "Queued run #N" banner would stay on the finished page.
     return redirect("runs:detail", run_id=run.pk)
 
 

@@ -269,3 +269,19 @@ class ScenarioRunButtonTests:
         assert listing.count(self.QUOTA_REASON) == 3  # two buttons' titles and the line beside them
         assert detail.count(disabled + "Run<") == 1 and "Quota used up until 00:00 UTC" in detail
         assert run_page.count(disabled + "Run again<") == 1
+
+
+@pytest.mark.django_db
+class ScenarioRunBannerTests:
+    def test_the_run_page_says_queued_only_while_the_run_is_unfinished(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        scenario = make_scenario(server)
+
+        queued = alice_client.post(f"/scenarios/{scenario.pk}/run/", follow=True)
+        run = Run.objects.get()
+        assert "This run is queued; the page updates by itself." in queued.content.decode()
+
+        Run.objects.filter(pk=run.pk).update(status="done", score=1.0, passed=True)
+        finished = alice_client.get(f"/runs/{run.pk}/").content.decode()
+        assert "queued" not in finished.lower().replace("<dt>queued</dt>", "")
