@@ -287,3 +287,21 @@ class ScenarioRunBannerTests:
         Run.objects.filter(pk=run.pk).update(status="done", score=1.0, passed=True)
         finished = alice_client.get(f"/runs/{run.pk}/").content.decode()
         assert "queued" not in finished.lower().replace("<dt>queued</dt>", "")
+
+
+@pytest.mark.django_db
+class ScenarioFailingServerTests:
+    def test_a_failed_inspection_is_said_before_running(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(server)
+        server.last_error = {"kind": "connect_failed", "message": "Connection refused.", "at": "2026-11-23T20:00:00Z"}
+        server.save()
+
+        detail = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+        listing = alice_client.get("/scenarios/").content.decode()
+
+        assert (
+            f'The last inspection of <a href="/servers/{server.pk}/">{server.name}</a> failed (connect_failed): '
+            "Connection refused. A run would likely fail to connect and still count against today's quota: fix "
+            "the server and inspect it again first." in detail
+        )
+        assert f'href="/servers/{server.pk}/" title="Its last inspection failed: Connection refused.">' in listing
