@@ -94,6 +94,8 @@ class Run(models.Model):
     # stopped, which its error then names.
     phase = models.CharField(max_length=200, blank=True)
     cancel_requested = models.BooleanField(default=False)
+    # Set when a re-score is queued, cleared by the worker once it has scored: the run page polls meanwhile.
+    rescore_requested_at = models.DateTimeField(null=True, blank=True)
 
     # The record, in the reference's shapes: TranscriptData and EvalToolCall[].
     transcript = models.JSONField(default=dict)

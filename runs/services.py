@@ -112,5 +112,6 @@ def run_cancel(*, run: Run) -> Run:
 def runs_rescore(*, run_ids: list[int]) -> int:
     """Queue re-scoring of finished runs in the worker (scorers run user code; never in the web process)."""
     if run_ids:
+        Run.objects.filter(pk__in=run_ids).update(rescore_requested_at=timezone.now())
         transaction.on_commit(lambda: rescore_runs.delay(run_ids))
     return len(run_ids)

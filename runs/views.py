@@ -104,8 +104,8 @@ def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
 def run_rescore(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run, pk=run_id, status=Run.Status.DONE)
     require_change(request.user, run)
+    # No flash message: the run page's own "Re-scoring" bar says so, and goes away when the verdict is in.
     runs_rescore(run_ids=[run.pk])
-    messages.success(request, f"Re-scoring run #{run.pk} with the current scorers; earlier results stay below.")
     return redirect("runs:detail", run_id=run.pk)
 
 

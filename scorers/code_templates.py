@@ -74,7 +74,7 @@ def template_code(description: str, tools: Sequence[Mapping[str, Any]]) -> tuple
     note += " It scores 1 only when every check passes, else 0."
     if plan.notes:
         note += " " + " ".join(plan.notes)
-    return code, note + " Review the code, then press Save."
+    return code, note
 
 
 # --- reading the description ---

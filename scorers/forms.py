@@ -8,6 +8,14 @@ from evalhub.providers.model_choices import model_choices, model_value, parse_mo
 from scorers import judge, sandbox
 from scorers.models import Scorer
 
+# A placeholder, not initial code: sample code in the editor would be saved as the scorer without a word.
+CODE_PLACEHOLDER = """async ({ input, expected, output }) => {
+  // Return a score from 0 to 1, for example:
+  // return output.allToolCalls.some((tc) => tc.toolName === "get_weather") ? 1 : 0;
+}
+
+Write the function here, or press the wand (top right) to generate it from a description."""
+
 
 class ScorerForm(forms.ModelForm):
     judge_model_choice = forms.ChoiceField(
@@ -22,7 +30,9 @@ class ScorerForm(forms.ModelForm):
         widgets = {
             "description": forms.Textarea(attrs={"rows": 2}),
             "kind": forms.RadioSelect,
-            "code": forms.Textarea(attrs={"rows": 18, "class": "code-editor", "spellcheck": "false"}),
+            "code": forms.Textarea(
+                attrs={"rows": 18, "class": "code-editor", "spellcheck": "false", "placeholder": CODE_PLACEHOLDER}
+            ),
             "system_prompt": forms.Textarea(attrs={"rows": 8}),
             "labels": forms.Textarea(attrs={"rows": 4, "class": "mono", "placeholder": "GOOD|1\nBAD|0"}),
         }
@@ -57,7 +67,11 @@ class ScorerForm(forms.ModelForm):
         if data.get("kind") == Scorer.Kind.CODE:
             code = data.get("code", "")
             if not code.strip():
-                self.add_error("code", "Write the scorer function, or generate it from a description.")
+                self.add_error(
+                    "code",
+                    "The code is empty: write the scorer function, or press the wand at the top right of the code "
+                    "field to generate it from a description.",
+                )
             elif (compiled := sandbox.compile_problem(code)) is not None:
                 self.add_error("code", compiled.error)  # says the line and column of a syntax error
         elif data.get("kind") == Scorer.Kind.JUDGE:

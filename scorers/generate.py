@@ -137,7 +137,7 @@ def _model_note(model: str, outcome: ScoringOutcome, *, retried: bool) -> str:
     if not outcome.ok:
         first_line = outcome.error.splitlines()[0] if outcome.error else outcome.error_kind
         note += f" On a run that called no tool it fails: {first_line}"
-    return note + " Review the code, then press Save."
+    return note
 
 
 def _request(description: str, tools: Sequence[Mapping[str, Any]]) -> str:

@@ -9,6 +9,7 @@ urlpatterns = [
     path("test/", views.scorer_test, name="test"),
     path("generate/", views.scorer_generate, name="generate"),
     path("<int:scorer_id>/", views.scorer_edit, name="edit"),
+    path("<int:scorer_id>/test/", views.scorer_test, name="test_saved"),
     path("<int:scorer_id>/duplicate/", views.scorer_duplicate, name="duplicate"),
     path("<int:scorer_id>/delete/", views.scorer_delete, name="delete"),
 ]

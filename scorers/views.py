@@ -15,14 +15,6 @@ from scorers import services
 from scorers.forms import ScorerForm
 from scorers.models import Scorer
 
-EXAMPLE_CODE = """async ({ input, expected, output }) => {
-  // Score 1 when the agent called get_weather, 0 otherwise.
-  const calls = output.allToolCalls.filter((tc) => tc.toolName === "get_weather");
-  console.log(`get_weather was called ${calls.length} time(s)`);
-  return calls.length > 0 ? 1 : 0;
-};
-"""
-
 
 @require_GET
 def scorer_list(request: HttpRequest) -> HttpResponse:
@@ -44,7 +36,7 @@ def _editor(request: HttpRequest, form: ScorerForm, scorer: Scorer | None) -> Ht
 
 @require_http_methods(["GET", "POST"])
 def scorer_create(request: HttpRequest) -> HttpResponse:
-    form = ScorerForm(request.POST or None, initial={"code": EXAMPLE_CODE, "labels": "GOOD|1\nBAD|0"})
+    form = ScorerForm(request.POST or None, initial={"labels": "GOOD|1\nBAD|0"})
     if request.method == "POST" and form.is_valid():
         scorer = services.scorer_save(scorer=form.save(commit=False), user=request.user)
         messages.success(request, f"Created scorer “{scorer.name}”. Attach it to scenarios from their edit page.")
@@ -89,14 +81,20 @@ def scorer_delete(request: HttpRequest, scorer_id: int) -> HttpResponse:
 
 
 @require_POST
-def scorer_test(request: HtmxHttpRequest) -> HttpResponse:
-    """Run the editor's unsaved scorer on a past run, with the same sandbox and limits as the worker."""
-    form = ScorerForm(request.POST)
+def scorer_test(request: HtmxHttpRequest, scorer_id: int | None = None) -> HttpResponse:
+    """Run the editor's unsaved scorer on a past run, with the same sandbox and limits as the worker.
+
+    On a saved scorer's page the form is bound to that scorer, so its own name is not "already taken"."""
+    scorer = get_object_or_404(Scorer, pk=scorer_id) if scorer_id is not None else None
+    form = ScorerForm(request.POST, instance=scorer)
     run = Run.objects.filter(pk=_id(request.POST.get("run_id"))).select_related("scenario").first()
     context: dict[str, object] = {"run": run}
+    # Testing needs only what runs: a missing or taken name matters when saving, not before.
+    if not form.is_valid():
+        form.errors.pop("name", None)
     if run is None:
         context["problem"] = "Choose a finished run to test on."
-    elif not form.is_valid():
+    elif form.errors:
         context["problem"] = "Fix the errors in the form first: " + "; ".join(
             f"{name}: {' '.join(str(error) for error in errors)}" for name, errors in form.errors.items()
         )
@@ -107,8 +105,10 @@ def scorer_test(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_POST
 def scorer_generate(request: HtmxHttpRequest) -> HttpResponse:
-    """Write scorer code from a description; it is shown for review and saved only with the form."""
-    description = request.POST.get("description", "").strip()
+    """Write scorer code from a description; the page puts it into the editor (with undo), saved only with the
+    form. The description is posted as `criteria`: the panel sits inside the scorer's form, which has its own
+    `description` field."""
+    description = request.POST.get("criteria", "").strip()
     server = McpServer.objects.filter(pk=_id(request.POST.get("server_id"))).first()
     snapshot = server.latest_snapshot() if server else None
     context: dict[str, object] = {}

@@ -14,7 +14,9 @@ from scorers.expectations import InvalidExpectations, validate_expectations
 
 
 def scenario_duplicate(*, scenario: Scenario, user: AbstractBaseUser | AnonymousUser) -> Scenario:
+    """Copy everything that defines the scenario (its fields, tags and attached scorers), not its runs."""
     tags = list(scenario.tags.all())
+    scorers = list(scenario.scorers.all())
     with transaction.atomic():
         copy = Scenario.objects.get(pk=scenario.pk)
         copy.pk = None
@@ -22,7 +24,37 @@ def scenario_duplicate(*, scenario: Scenario, user: AbstractBaseUser | Anonymous
         copy.created_by = user if user.is_authenticated else None  # type: ignore[assignment]
         copy.save()
         copy.tags.set(tags)
+        copy.scorers.set(scorers)
     return copy
+
+
+def scenario_copied_parts(scenario: Scenario) -> str:
+    """What a duplicate took along, for the success message, e.g. "the prompt, model and limits, 2 scorers
+    (Weather called, Helpful judge), tags smoke and weather, 3 expectations and the expected tools"."""
+    parts = ["the prompt, model and limits"]
+    scorers = [scorer.name for scorer in scenario.scorers.order_by("name")]
+    parts.append(f"{_count(len(scorers), 'scorer')} ({', '.join(scorers)})" if scorers else "no scorers")
+    tags = [tag.name for tag in scenario.tags.order_by("name")]
+    if tags:
+        parts.append(f"tag{'s' if len(tags) > 1 else ''} {_and(tags)}")
+    if scenario.expectations:
+        parts.append(_count(len(scenario.expectations), "expectation"))
+    budgets = [name for name, value in (("token", scenario.token_budget), ("cost", scenario.cost_budget_usd)) if value]
+    if budgets:
+        parts.append(f"the {_and(budgets)} budget{'s' if len(budgets) > 1 else ''}")
+    if scenario.expected_tools:
+        parts.append("the expected tools")
+    if scenario.expected is not None:
+        parts.append("the expected JSON")
+    return _and(parts)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def scenario_add_expectations(

@@ -118,7 +118,8 @@ def scenario_detail(request: HttpRequest, scenario_id: int) -> HttpResponse:
 def scenario_duplicate(request: HttpRequest, scenario_id: int) -> HttpResponse:
     scenario = get_object_or_404(Scenario, pk=scenario_id)
     copy = services.scenario_duplicate(scenario=scenario, user=request.user)
-    messages.success(request, f"Duplicated as “{copy.name}”. Edit it below.")
+    copied = services.scenario_copied_parts(copy)
+    messages.success(request, f"Duplicated as “{copy.name}” with {copied}. Edit it below.")
     return redirect("scenario_edit", scenario_id=copy.pk)
 
 
@@ -143,7 +144,8 @@ def scenario_run(request: HttpRequest, scenario_id: int) -> HttpResponse:
     except QuotaExceeded as exc:
         messages.error(request, str(exc))
         return redirect(request.POST.get("next") or "scenario_list")
-    messages.success(request, f"Queued run #{run.pk} of “{scenario.name}”.")
+    # No flash message: the run page's live status bar says the run is queued and goes away when it finishes,
+    # where a "Queued run #N" banner would stay on the finished page.
     return redirect("runs:detail", run_id=run.pk)
 
 

@@ -13,6 +13,7 @@ from django.test import Client, override_settings
 from evalhub.providers.models import offline_provider
 from evalhub.scenarios.models import Scenario
 from runs.models import Run
+from scorers.models import Scorer
 from tests.api.helpers import assert_error
 from tests.base import make_demo_server, make_scenario
 
@@ -170,10 +171,13 @@ class ScenarioDetailTests:
     def test_it_duplicates_one(self, writer_api: Client) -> None:
         scenario = make_scenario(make_demo_server())
 
+        scorer = Scorer.objects.create(name="Weather called", code="async () => 1")
+        scenario.scorers.set([scorer])
+
         response = post(writer_api, f"/api/v1/scenarios/{scenario.pk}/duplicate")
 
         assert response.status_code == 201
-        assert response.json()["name"] == f"Copy of {scenario.name}"
+        assert (response.json()["name"], response.json()["scorer_ids"]) == (f"Copy of {scenario.name}", [scorer.pk])
 
 
 @pytest.mark.django_db

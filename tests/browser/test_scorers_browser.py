@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 
 import pytest
@@ -52,9 +53,17 @@ class ScorerBrowserTests:
         page.get_by_role("button", name="Test scorer").click()
         expect(page.locator("#test-result .badge-pass")).to_have_text("1.00")
         expect(page.locator("#test-result pre.console")).to_contain_text("get_weather calls: 1")
-        screenshot(page, "scorer-test")
+        screenshots(page, "scorer-test")
         page.get_by_role("button", name="Create scorer").click()
         expect(page.locator(".message-success")).to_contain_text("Created scorer")
+
+        # On the saved scorer's page, Test scorer tests the edited, unsaved code (it used to fail on the name).
+        page.locator("#id_code").fill("async () => 0.25")
+        page.get_by_role("button", name="Test scorer").click()
+        expect(page.locator("#test-result .badge-fail")).to_have_text("0.25")
+        expect(page.locator("#test-result .form-error")).to_have_count(0)
+        saved = Scorer.objects.get(name="Weather called")
+        assert (saved.version, "0.25" in saved.code) == (1, False)  # testing saved nothing
 
         # An LLM judge with its own judge model.
         page.goto(f"{live_server.url}/scorers/new/")
@@ -65,6 +74,14 @@ class ScorerBrowserTests:
         page.get_by_label("Judge model").select_option(f"{judge_provider.pk}:gpt-4o")
         page.get_by_role("button", name="Create scorer").click()
         expect(page.locator(".message-success")).to_contain_text("Created scorer")
+
+        # Run selected waits for a selection, and says so.
+        page.goto(f"{live_server.url}/scenarios/")
+        expect(page.get_by_role("button", name="Run selected")).to_be_disabled()
+        expect(page.locator("#run-reason")).to_have_text("Select scenarios, or choose a tag, to run them.")
+        page.get_by_label(f"Select {scenario.name}").check()
+        expect(page.get_by_role("button", name="Run selected")).to_be_enabled()
+        expect(page.locator("#run-reason")).to_be_hidden()
 
         # Attach both to the scenario and run it.
         page.goto(f"{live_server.url}/scenarios/{scenario.pk}/edit/")
@@ -77,17 +94,58 @@ class ScorerBrowserTests:
         expect(scores.filter(has_text="Weather called")).to_contain_text("get_weather calls: 1")
         expect(scores.filter(has_text="Helpful judge")).to_contain_text("GOOD")
         expect(scores.filter(has_text="Helpful judge")).to_contain_text("The agent fetched the weather as asked.")
-        screenshot(page, "run-with-scorers")
+        screenshots(page, "run-with-scorers")
 
-        # Generate a scorer from the reference description and save it.
+        # Re-score: the page shows the new verdicts by itself, then stops polling.
+        scripted.script(Answer(body=completion(content=json.dumps({"label": "BAD", "reason": "Second look."}))))
+        page.get_by_role("button", name="Re-score").click()
+        expect(page.locator(".scorer:not(.scorer-old)").filter(has_text="Helpful judge")).to_contain_text(
+            "Second look.", timeout=30_000
+        )
+        expect(page.locator(".scorer-old")).to_have_count(2)
+        expect(page.locator("#rescoring")).to_have_count(0)
+        expect(page.get_by_text("Re-scoring")).to_have_count(0)  # no banner left saying it is still going
+        expect(page.locator("#run-body")).not_to_have_attribute("hx-trigger", "every 1s")
+        expect(page.get_by_role("button", name="Re-score")).to_be_enabled()
+        screenshots(page, "run-rescored")
+
+        # Generate a scorer from the reference description with the wand: the code goes into the editor, with Undo.
         page.goto(f"{live_server.url}/scorers/new/")
-        page.locator("#id_description_text").fill(EXAMPLE_DESCRIPTION)
-        page.get_by_role("button", name="Generate code").click()
-        expect(page.locator("#generated-code")).to_contain_text("latitude")
-        page.get_by_role("button", name="Use this code").click()
+        editor = page.locator("#id_code")
+        expect(editor).to_have_value("")
+        editor.fill("async () => 0.5")
+        page.get_by_role("button", name="Generate code from a description").click()
+        page.get_by_label("Criteria").fill(EXAMPLE_DESCRIPTION)
+        page.get_by_role("button", name="Generate code", exact=True).click()
+        expect(page.locator("#generate-result")).to_contain_text("The generated code is now in the editor.")
+        expect(editor).to_have_value(re.compile(r"latitude[\s\S]*-90"))
+        screenshots(page, "scorer-generate")
+        page.get_by_role("button", name="Undo: restore the previous code").click()
+        expect(editor).to_have_value("async () => 0.5")
+        expect(page.locator("#generate-result")).to_contain_text("Your previous code is back in the editor")
+        page.get_by_role("button", name="Use the generated code").click()
+        page.get_by_role("button", name="Test scorer").click()
+        expect(page.locator("#test-result .badge-pass")).to_have_text("1.00")
         page.get_by_label("Name").fill("Generated weather check")
-        screenshot(page, "scorer-generate")
         page.get_by_role("button", name="Create scorer").click()
         expect(page.locator(".message-success")).to_contain_text("Created scorer")
         generated = Scorer.objects.get(name="Generated weather check")
         assert "latitude" in generated.code and "-90" in generated.code
+
+        # Saving a new scorer without code says what to do.
+        page.goto(f"{live_server.url}/scorers/new/")
+        page.get_by_label("Name").fill("Empty")
+        page.get_by_role("button", name="Create scorer").click()
+        expect(page.locator(".field-error")).to_have_text(
+            "The code is empty: write the scorer function, or press the wand at the top right of the code field to "
+            "generate it from a description."
+        )
+        screenshots(page, "scorer-empty")
+
+
+def screenshots(page: Page, name: str) -> None:
+    """At 1280 px (the test's window) and at 800 px, where the sidebar collapses."""
+    screenshot(page, f"{name}-1280")
+    page.set_viewport_size({"width": 800, "height": 800})
+    screenshot(page, f"{name}-800")
+    page.set_viewport_size({"width": 1280, "height": 800})

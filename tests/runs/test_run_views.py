@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import re
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -10,6 +12,7 @@ from django.utils import timezone
 
 from evalhub.scenarios.models import Scenario, Tag
 from runs.models import Run
+from runs.tasks import rescore_runs
 from tests.base import make_demo_server, make_scenario
 
 
@@ -141,6 +144,26 @@ class RunDetailTests:
         html = response.content.decode()
         assert html.lstrip().startswith('<div id="run-body"') and 'hx-trigger="every 1s"' in html
         assert f'action="/runs/{run.pk}/cancel/"' in html
+
+    def test_after_re_score_it_polls_until_the_worker_has_scored(
+        self, alice_client: Client, scenario: Scenario, django_capture_on_commit_callbacks: Any
+    ) -> None:
+        run = make_run(scenario)
+        with django_capture_on_commit_callbacks() as queued:  # the task is run below, as the worker would
+            alice_client.post(f"/runs/{run.pk}/rescore/")
+        assert len(queued) == 1
+
+        waiting = alice_client.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true").content.decode()
+        assert 'hx-trigger="every 1s"' in waiting and "Re-scoring with the current scorers" in waiting
+        assert "disabled" in re.search(r"<button[^>]*>Re-score</button>", waiting)[0]  # type: ignore[index]
+
+        rescore_runs([run.pk])
+
+        done = alice_client.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true").content.decode()
+        assert 'hx-trigger="every 1s"' not in done and "Re-scoring with the current scorers" not in done
+        assert run.score_results.get(is_current=True).scorer_name in done
+        run.refresh_from_db()
+        assert run.rescore_requested_at is None
 
     def test_an_error_names_its_step(self, alice_client: Client, scenario: Scenario) -> None:
         run = make_run(

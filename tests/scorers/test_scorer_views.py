@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -77,6 +78,26 @@ class ScorerCreateTests:
         assert scorer.version == 1
         assert ScorerVersion.objects.get(scorer=scorer).code == "async () => 1"
 
+    def test_the_editor_starts_empty_with_the_wand_in_its_corner(self, alice_client: Client) -> None:
+        html = alice_client.get("/scorers/new/").content.decode()
+
+        editor = re.search(r'<textarea name="code"[^>]*>(.*?)</textarea>', html, re.S)
+        assert editor is not None and editor[1].strip() == ""  # a placeholder shows the shape; nothing is saved
+        assert "press the wand (top right)" in editor[0]
+        assert re.search(
+            r'<div class="code-box">\s*<textarea name="code".*?</textarea>\s*<button class="wand"', html, re.S
+        )
+
+    def test_empty_code_is_refused_with_what_to_do(self, alice_client: Client) -> None:
+        html = alice_client.post("/scorers/new/", code_form(code="", description="Kept")).content.decode()
+
+        assert (
+            "The code is empty: write the scorer function, or press the wand at the top right of the code field to "
+            "generate it from a description." in html
+        )
+        assert ">\nKept</textarea>" in html
+        assert not Scorer.objects.exists()
+
     def test_a_syntax_error_is_reported_with_line_and_column(self, alice_client: Client) -> None:
         response = alice_client.post("/scorers/new/", code_form(code="async () => {\n  return 1 +;\n}"))
 
@@ -135,6 +156,31 @@ class ScorerTestTests:
         assert "0.75" in html and "lat 48.85" in html
         assert not Scorer.objects.exists()  # testing never saves
 
+    def test_on_a_saved_scorer_it_tests_the_edited_code_without_saving(
+        self, alice_client: Client, past_run: Run
+    ) -> None:
+        alice_client.post("/scorers/new/", code_form())
+        scorer = Scorer.objects.get()
+        page = alice_client.get(f"/scorers/{scorer.pk}/").content.decode()
+        test_url = re.search(r'hx-post="([^"]+)"[^>]*>Test scorer<', page)
+        assert test_url is not None and test_url[1] == f"/scorers/{scorer.pk}/test/"
+
+        form = {**code_form(code="async () => 0.25"), "run_id": past_run.pk}
+        html = alice_client.post(test_url[1], form, HTTP_HX_REQUEST="true").content.decode()
+
+        assert "already exists" not in html
+        assert '<span class="badge badge-fail">0.25</span>' in html
+        scorer.refresh_from_db()
+        assert (scorer.code, scorer.version) == ("async () => 1", 1)
+
+    def test_a_new_scorer_is_tested_before_it_has_a_name(self, alice_client: Client, past_run: Run) -> None:
+        form = {**code_form(name="", code="async () => 0.5"), "run_id": past_run.pk}
+
+        html = alice_client.post("/scorers/test/", form, HTTP_HX_REQUEST="true").content.decode()
+
+        assert "This field is required" not in html
+        assert '<span class="badge badge-fail">0.50</span>' in html
+
     def test_a_throwing_scorer_shows_its_error(self, alice_client: Client, past_run: Run) -> None:
         form = {**code_form(code="async () => { throw new Error('boom'); }"), "run_id": past_run.pk}
 
@@ -149,16 +195,19 @@ class ScorerGenerateTests:
         self, alice_client: Client, demo: McpServer
     ) -> None:
         response = alice_client.post(
-            "/scorers/generate/", {"description": EXAMPLE_DESCRIPTION, "server_id": demo.pk}, HTTP_HX_REQUEST="true"
+            "/scorers/generate/", {"criteria": EXAMPLE_DESCRIPTION, "server_id": demo.pk}, HTTP_HX_REQUEST="true"
         )
 
         html = response.content.decode()
-        assert html.lstrip().startswith('<div id="generate-result">')
+        assert html.lstrip().startswith('<div id="generate-result"')
         assert "template" in html and "get_weather" in html and "latitude" in html
+        # The page moves it into the editor (with Undo), so the hint speaks of the editor, not of "Save".
+        assert '<textarea id="generated-code" hidden>' in html
+        assert "The generated code is now in the editor." in html and "press Save" not in html
         assert not Scorer.objects.exists()
 
     def test_an_empty_description_is_explained(self, alice_client: Client) -> None:
-        html = alice_client.post("/scorers/generate/", {"description": " "}, HTTP_HX_REQUEST="true").content.decode()
+        html = alice_client.post("/scorers/generate/", {"criteria": " "}, HTTP_HX_REQUEST="true").content.decode()
         assert "Describe what a good run looks like" in html
 
 

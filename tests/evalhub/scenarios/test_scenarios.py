@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -8,9 +9,11 @@ from django.test import Client, override_settings
 
 from evalhub.providers.model_choices import model_value
 from evalhub.providers.models import offline_provider
-from evalhub.scenarios.models import Scenario
+from evalhub.scenarios.models import Scenario, Tag
 from evalhub.servers.models import McpServer
-from runs.models import Run
+from runs.models import DailyRunQuota, Run
+from runs.quota import utc_today
+from scorers.models import Scorer
 from tests.base import make_demo_server, make_scenario
 
 
@@ -139,6 +142,32 @@ class ScenarioDuplicateDeleteTests:
         assert Scenario.objects.filter(name="Copy 2 of Tagged").exists()
         assert Scenario.objects.count() == 4 and scenario.pk
 
+    def test_duplicate_keeps_the_scorers_and_says_what_it_copied(self, alice_client: Client, server: McpServer) -> None:
+        checks = [{"kind": "tool_called", "tool": "get_weather"}, {"kind": "tool_not_called", "tool": "book_flight"}]
+        scenario = make_scenario(
+            server, expectations=checks, token_budget=5000, cost_budget_usd=Decimal("0.5"), expected={"city": "Paris"}
+        )
+        scenario.tags.set([Tag.objects.create(name="smoke")])
+        scorers = [Scorer.objects.create(name=name, code="async () => 1") for name in ("Weather called", "Polite")]
+        scenario.scorers.set(scorers)
+
+        response = alice_client.post(f"/scenarios/{scenario.pk}/duplicate/", follow=True)
+
+        copy = Scenario.objects.get(name=f"Copy of {scenario.name}")
+        assert list(copy.scorers.order_by("name")) == [scorers[1], scorers[0]]
+        assert (copy.expectations, copy.token_budget, copy.cost_budget_usd, copy.expected, copy.expected_tools) == (
+            checks,
+            5000,
+            Decimal("0.5"),
+            {"city": "Paris"},
+            ["get_weather"],
+        )
+        assert [message.message for message in response.context["messages"]] == [
+            f"Duplicated as “Copy of {scenario.name}” with the prompt, model and limits, 2 scorers (Polite, Weather "
+            "called), tag smoke, 2 expectations, the token and cost budgets, the expected tools and the expected "
+            "JSON. Edit it below."
+        ]
+
     def test_delete_asks_first_then_deletes(self, alice_client: Client, server: McpServer) -> None:
         scenario = make_scenario(server)
 
@@ -207,3 +236,72 @@ class ScenarioListAndRunTests:
 
         assert '<polyline points="14.0,103.6 546.0,14.0"' in html
         assert html.count('class="chart-pass"') == 1 and html.count('class="chart-fail"') == 1
+
+
+@pytest.mark.django_db
+class ScenarioRunButtonTests:
+    QUOTA_REASON = "Today's 2 runs are used up; the quota resets at 00:00 UTC."
+
+    def test_run_selected_is_disabled_until_something_is_selected(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        make_scenario(server)
+
+        html = alice_client.get("/scenarios/").content.decode()
+
+        assert '<button class="button" type="submit" name="selected" value="1" id="run-selected" disabled title' in html
+        assert "Select scenarios, or choose a tag, to run them." in html
+
+    @override_settings(EVALHUB_DAILY_RUN_QUOTA=2)
+    def test_every_run_button_is_disabled_with_the_reason_when_the_quota_is_used_up(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        scenario = make_scenario(server)
+        run = Run.objects.create(scenario=scenario, model="evalhub-offline", status="done")
+        DailyRunQuota.objects.create(day=utc_today(), used=2)
+        disabled = f' disabled title="{self.QUOTA_REASON}">'
+
+        listing = alice_client.get("/scenarios/").content.decode()
+        detail = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+        run_page = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        assert listing.count(disabled + "Run selected<") == 1 and listing.count(disabled + "Run<") == 1
+        assert listing.count(self.QUOTA_REASON) == 3  # two buttons' titles and the line beside them
+        assert detail.count(disabled + "Run<") == 1 and "Quota used up until 00:00 UTC" in detail
+        assert run_page.count(disabled + "Run again<") == 1
+
+
+@pytest.mark.django_db
+class ScenarioRunBannerTests:
+    def test_the_run_page_says_queued_only_while_the_run_is_unfinished(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        scenario = make_scenario(server)
+
+        queued = alice_client.post(f"/scenarios/{scenario.pk}/run/", follow=True)
+        run = Run.objects.get()
+        # Only the live bar, which htmx replaces when the run finishes; a flash banner outside it would stay.
+        assert "This run is queued; the page updates by itself." in queued.content.decode()
+        assert f"Queued run #{run.pk}" not in queued.content.decode()
+
+        Run.objects.filter(pk=run.pk).update(status="done", score=1.0, passed=True)
+        finished = alice_client.get(f"/runs/{run.pk}/").content.decode()
+        assert "queued" not in finished.lower().replace("<dt>queued</dt>", "")
+
+
+@pytest.mark.django_db
+class ScenarioFailingServerTests:
+    def test_a_failed_inspection_is_said_before_running(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(server)
+        server.last_error = {"kind": "connect_failed", "message": "Connection refused.", "at": "2026-11-23T20:00:00Z"}
+        server.save()
+
+        detail = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+        listing = alice_client.get("/scenarios/").content.decode()
+
+        assert (
+            f'The last inspection of <a href="/servers/{server.pk}/">{server.name}</a> failed (connect_failed): '
+            "Connection refused. A run would likely fail to connect and still count against today's quota: fix "
+            "the server and inspect it again first." in detail
+        )
+        assert f'href="/servers/{server.pk}/" title="Its last inspection failed: Connection refused.">' in listing
