@@ -226,8 +226,10 @@ def run_tier(tier: str, sizes: list[int], in_flight: int, delay: float) -> None:
         fast = make_scenario(server, provider=offline_provider(), name="Weather offline")
         pickup(fast, user, 3)  # warm-up: the worker is up, imports done, first connections open
         latencies = pickup(fast, user, 20)
-        results = [batch(scenario, user, size, delay) for size in sizes]
+        # Before the batches: RSS only grows back to a high-water mark, so measured after them it would show
+        # nothing per run.
         memory = held(scenario, user, model, in_flight, worker.pid)
+        results = [batch(scenario, user, size, delay) for size in sizes]
     finally:
         for process in (worker, demo):
             process.terminate()

@@ -8,7 +8,9 @@ its transports; a plain httpx.AsyncClient is not accepted.)
 
 from __future__ import annotations
 
+import functools
 import logging
+import ssl
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -71,6 +73,13 @@ def _timeout(config: ServerConfig) -> httpx2.Timeout:
     return httpx2.Timeout(connect=config.connect_timeout, read=None, write=config.request_timeout, pool=None)
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """httpx2's default certificate check, loaded once per process: loading the CA bundle costs ~100 ms of CPU,
+    which a worker carrying many runs on threads would otherwise pay (holding the GIL) for every run."""
+    return httpx2.create_ssl_context()
+
+
 async def _bound_close_request(request: httpx2.Request) -> None:
     if request.method == "DELETE":
         # Per-request timeouts live in request.extensions; httpx2 reads them after the request hooks run.
@@ -83,6 +92,7 @@ async def http_transport(config: ServerConfig, facts: HttpFacts) -> AsyncIterato
     client = httpx2.AsyncClient(
         headers=config.http_headers(),
         timeout=_timeout(config),
+        verify=_tls(),
         event_hooks={"request": [_bound_close_request], "response": [facts.on_response]},
     )
     async with client, streamable_http_client(config.url, http_client=client) as streams:
@@ -98,6 +108,7 @@ def sse_transport(config: ServerConfig, facts: HttpFacts) -> AbstractAsyncContex
         kwargs: dict[str, Any] = {
             "headers": headers,
             "timeout": timeout,
+            "verify": _tls(),
             "event_hooks": {"response": [facts.on_response]},
         }
         if auth is not None:

@@ -8,9 +8,11 @@ ProviderError.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
+import ssl
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
@@ -43,6 +45,13 @@ _MAX_COMPLETION_TOKENS_HOSTS = re.compile(r"(^|\.)(api\.openai\.com|openai\.azur
 _TOKEN_LIMIT_HIT = re.compile(r"max_tokens|max_completion_tokens|output limit|too small", re.IGNORECASE)
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """httpx's default certificate check, loaded once per process: loading the CA bundle costs ~100 ms of CPU,
+    which a worker carrying many runs on threads would otherwise pay (holding the GIL) for every client."""
+    return httpx.create_ssl_context()
+
+
 class ProviderClient:
     """A reusable connection to one provider; use it for all the turns of a run, then close it."""
 
@@ -58,7 +67,11 @@ class ProviderClient:
         transport = config.transport or (OfflineTransport() if is_offline_url(config.base_url) else None)
         # The offline model is deterministic: what failed once fails again, so it gets one attempt.
         self._retry = RetryPolicy(max_attempts=1) if is_offline_url(config.base_url) else config.retry
-        http_client = httpx.Client(transport=transport, follow_redirects=True) if transport else None
+        http_client = (
+            httpx.Client(transport=transport, follow_redirects=True)
+            if transport
+            else openai.DefaultHttpxClient(verify=_tls())
+        )
         # OpenAI-Organization/-Project would otherwise come from the worker's environment and go to any host.
         default_headers = {"OpenAI-Organization": openai.omit, "OpenAI-Project": openai.omit, **config.extra_headers}
         self._sdk = openai.OpenAI(
