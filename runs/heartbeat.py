@@ -66,8 +66,10 @@ class _Beater:
             try:
                 beat(*run_ids)
             except Exception:
-                # The database may be down for a while; the next beat tries again on a new connection.
+                # The database may be down for a while; the next beat tries again.
                 logger.exception("Beating %s run(s) failed; retrying in %s s.", len(run_ids), BEAT_SECONDS)
+            finally:
+                # One connection every BEAT_SECONDS is cheap; one held between beats would outlive every run.
                 connection.close()
 
 
