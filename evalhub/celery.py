@@ -6,8 +6,11 @@ import os
 
 from celery import Celery
 
+from evalhub import broker
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalhub.settings")
 
+broker.register()
 app = Celery("evalhub")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()

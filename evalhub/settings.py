@@ -185,6 +185,8 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_out": str(BROKER_DIR / "queue"),
         "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
+        # How often an idle worker looks for new messages (kombu's default is 1 s): a run starts within this.
+        "polling_interval": 0.05,
     }
 else:
     # Time limits below stay under this, so a long run is never redelivered while it still executes.
@@ -194,6 +196,14 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A run spends nearly all its time waiting on the model and the MCP server, so one worker process carries many at
+# once on threads (each run has its own event loop: runs/pipeline.py) rather than one per forked process. This is
+# what `celery -A evalhub worker` starts with no flags; `--pool`/`--concurrency` still override it.
+CELERY_WORKER_POOL = "threads"
+EVALHUB_WORKER_CONCURRENCY = env_int("EVALHUB_WORKER_CONCURRENCY", 64)
+if EVALHUB_WORKER_CONCURRENCY < 1:
+    raise ImproperlyConfigured(f"EVALHUB_WORKER_CONCURRENCY must be at least 1, got {EVALHUB_WORKER_CONCURRENCY}")
+CELERY_WORKER_CONCURRENCY = EVALHUB_WORKER_CONCURRENCY
 CELERY_TASK_SOFT_TIME_LIMIT = 1500
 CELERY_TASK_TIME_LIMIT = 1800
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

@@ -1,14 +1,17 @@
 """How a running run proves its worker is alive, and how runs of a dead worker are closed.
 
-The worker refreshes `heartbeat_at` from a side thread during every phase of a run (connecting, model and tool
-calls, scoring). A run silent for STALE_AFTER has lost its worker; so has a run its own worker was running when
-that worker restarted. Both are closed by the conditional UPDATE of `Run.save_if_running`'s kind: a run is reaped
-only while it is still running, and a worker that wakes up later finds it ended and stops (see runs/pipeline.py).
+The worker refreshes `heartbeat_at` from one side thread, for all its runs, during every phase of a run
+(connecting, model and tool calls, scoring). A run silent for STALE_AFTER has lost its worker; so has a run its
+own worker was running when that worker restarted. Both are closed by the conditional UPDATE of
+`Run.save_if_running`'s kind: a run is reaped only while it is still running, and a worker that wakes up later
+finds it ended and stops (see runs/pipeline.py).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -20,34 +23,68 @@ from django.utils import timezone
 from runs.experiments.metrics import cells_refresh
 from runs.models import Run
 
+logger = logging.getLogger(__name__)
+
 # The worker beats every BEAT_SECONDS; a run silent for STALE_AFTER has lost its worker (killed, machine gone).
 BEAT_SECONDS = 10.0
 STALE_AFTER = timedelta(seconds=60)
 
 
-def beat(run_id: int) -> None:
-    Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(heartbeat_at=timezone.now())
+def beat(*run_ids: int) -> None:
+    Run.objects.filter(pk__in=run_ids, status=Run.Status.RUNNING).update(heartbeat_at=timezone.now())
+
+
+class _Beater:
+    """One side thread per worker process beats every run in flight with one UPDATE.
+
+    One thread (and one database connection) per process rather than per run: a worker carrying 50 runs at once
+    would otherwise hold 50 idle connections just to say it is alive.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._runs: set[int] = set()
+        self._thread: threading.Thread | None = None
+
+    def add(self, run_id: int) -> None:
+        with self._lock:
+            self._runs.add(run_id)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._loop, name="evalhub-heartbeat", daemon=True)
+                self._thread.start()
+
+    def remove(self, run_id: int) -> None:
+        with self._lock:
+            self._runs.discard(run_id)
+
+    def _loop(self) -> None:
+        while True:
+            time.sleep(BEAT_SECONDS)
+            with self._lock:
+                run_ids = tuple(self._runs)
+            if not run_ids:
+                continue
+            try:
+                beat(*run_ids)
+            except Exception:
+                # The database may be down for a while; the next beat tries again.
+                logger.exception("Beating %s run(s) failed; retrying in %s s.", len(run_ids), BEAT_SECONDS)
+            finally:
+                # One connection every BEAT_SECONDS is cheap; one held between beats would outlive every run.
+                connection.close()
+
+
+_beater = _Beater()
 
 
 @contextmanager
 def beating(run_id: int) -> Iterator[None]:
-    """Beat from a side thread while the body runs, so long model or tool calls don't look like a dead worker."""
-    stop = threading.Event()
-
-    def loop() -> None:
-        try:
-            while not stop.wait(BEAT_SECONDS):
-                beat(run_id)
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=loop, name=f"heartbeat-run-{run_id}", daemon=True)
-    thread.start()
+    """Beat while the body runs, so long model or tool calls don't look like a dead worker."""
+    _beater.add(run_id)
     try:
         yield
     finally:
-        stop.set()
-        thread.join()
+        _beater.remove(run_id)
 
 
 def lost_error(phase: str, why: str) -> dict[str, str]:

@@ -10,7 +10,7 @@ import logging
 import time
 
 import anyio
-from django.db import close_old_connections
+from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from evalhub.mcp_client.connection import connect
@@ -53,6 +53,9 @@ def execute_run(run_id: int, *, worker: str) -> None:
     if run is None:
         logger.info("Run %s was not queued any more (duplicate delivery or cancelled); skipping.", run_id)
         return
+    # The run's writes go through the shared writer threads (runs/recorder.py); this thread needs its connection
+    # again only to finish, so it does not hold one idle through minutes of model and tool calls.
+    connection.close()
     # Beat through every phase, scoring included: several judges on a slow provider can take minutes, and a run
     # that stops beating is reaped as lost.
     with heartbeat.beating(run.pk):
@@ -73,10 +76,7 @@ def _execute(run: Run) -> None:
     recorder = Recorder(run)
     started = time.perf_counter()
     try:
-        try:
-            stop_reason = anyio.run(_connect_and_act, run, recorder)
-        finally:
-            recorder.close()
+        stop_reason = anyio.run(_connect_and_act, run, recorder)
     except StepFailed as failure:
         _finish(run, started, stop_reason=Run.StopReason.ERROR, error=failure)
         return

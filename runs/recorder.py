@@ -14,8 +14,11 @@ cut, `replacedValues` where a NaN, an Infinity or a NUL character was replaced.
 from __future__ import annotations
 
 import asyncio
+import functools
+import queue
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from django.db import connection
@@ -53,29 +56,67 @@ RECORDED_FIELDS = [
     "heartbeat_at",
 ]
 
+# Every run of a worker process writes through these threads (a run always through the same one, so its writes
+# stay in order), each with its own database connection: a worker carrying 50 runs at once holds at most
+# WRITER_THREADS connections for their records, not 50.
+WRITER_THREADS = 4
+
+
+class _Writer:
+    """A thread that runs database writes one after another; it keeps its connection while writes keep coming and
+    closes it when it has nothing left to do, so an idle worker holds none (and a test database can be dropped)."""
+
+    def __init__(self, index: int) -> None:
+        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]]] = queue.SimpleQueue()
+        self._name = f"evalhub-db-writer-{index}"
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, work: Callable[[], T]) -> Future[T]:
+        future: Future[T] = Future()
+        self._queue.put((future, work))
+        with self._lock:
+            # Started on first use, in the process that runs runs: a prefork pool forks its children from a
+            # parent that never records anything, and threads do not survive a fork.
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
+                self._thread.start()
+        return future
+
+    def _loop(self) -> None:
+        while True:
+            future, work = self._queue.get()
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(work())
+                except BaseException as exc:
+                    # The connection may be broken (database restarted); the next write opens a new one.
+                    connection.close()
+                    future.set_exception(exc)
+            if self._queue.empty():
+                connection.close()
+
+
+_WRITERS = [_Writer(index) for index in range(WRITER_THREADS)]
+
 
 class Recorder:
     """Owns the Run row while the worker executes it. Every method saves before it returns.
 
-    The agent loop is async and Django's ORM is not, so every write runs on one thread of the recorder's own,
-    whose database connection `close()` shuts: a long-lived worker must not leak a connection per run.
+    The agent loop is async and Django's ORM is not, so every write runs on a thread of the worker's shared
+    writer pool (`_WRITERS`). A run awaits each write before the next, so its writes stay in order.
     """
 
     def __init__(self, run: Run) -> None:
         self.run = run
-        self._db = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"run-{run.pk}-db")
+        self._writer = _WRITERS[run.pk % WRITER_THREADS]
         # The run's server and provider secrets: the pipeline sets it once it has their configs.
         self.redact = Redactor(())
         # What the run may still record, counting every copy it stores.
         self._left = RUN_BYTES
 
     async def _in_db_thread(self, work: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._db, work, *args)
-
-    def close(self) -> None:
-        # A function, not `connection.close`: the connection must be looked up on the recorder's own thread.
-        self._db.submit(lambda: connection.close()).result()
-        self._db.shutdown()
+        return await asyncio.wrap_future(self._writer.submit(functools.partial(work, *args)))
 
     async def cancel_requested(self) -> bool:
         return await self._in_db_thread(Run.objects.filter(pk=self.run.pk, cancel_requested=True).exists)

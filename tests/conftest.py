@@ -66,7 +66,8 @@ def bob_client(bob: User) -> Client:
 def start_worker(log_path: Path) -> subprocess.Popen[bytes]:
     """A real Celery worker process on the configured broker and the test database, logging to `log_path`.
 
-    Every worker of a session has the same name, as a worker restarted on the same machine has.
+    Every worker of a session has the same name, as a worker restarted on the same machine has. Its pool is the
+    default (threads, EVALHUB_WORKER_CONCURRENCY at once), as `celery -A evalhub worker` starts it.
     """
     with log_path.open("wb") as log:
         return subprocess.Popen(
@@ -77,7 +78,6 @@ def start_worker(log_path: Path) -> subprocess.Popen[bytes]:
                 "-A",
                 "evalhub",
                 "worker",
-                "--pool=solo",
                 "--without-mingle",
                 "--without-gossip",
                 "--loglevel=INFO",

@@ -15,7 +15,7 @@ from evalhub.egress.addresses import (
     origin,
     url_refusal,
 )
-from evalhub.egress.transport import guarded_async_transport, guarded_transport
+from evalhub.egress.transport import guarded_async_transport, tls_context
 
 __all__ = [
     "PRIVATE_ALLOWED",
@@ -24,8 +24,8 @@ __all__ = [
     "EgressRefused",
     "classify",
     "guarded_async_transport",
-    "guarded_transport",
     "host_refusal",
     "origin",
+    "tls_context",
     "url_refusal",
 ]

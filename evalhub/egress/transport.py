@@ -15,7 +15,9 @@ be the proxy's, not the server's.
 
 from __future__ import annotations
 
+import functools
 import socket
+import ssl
 from collections.abc import Iterable
 
 import anyio
@@ -110,18 +112,16 @@ class AsyncGuardedBackend(httpcore2.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
-def guarded_transport(policy: EgressPolicy) -> httpx2.HTTPTransport:
-    """A blocking httpx2 transport (for the openai SDK's client) that connects only where `policy` allows."""
-    transport = httpx2.HTTPTransport()
-    pool = transport._pool
-    assert isinstance(pool, httpcore2.ConnectionPool)  # no proxy was given, so a plain pool
-    pool._network_backend = GuardedBackend(policy)
-    return transport
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """httpx2's default certificate check, loaded once per process: loading the CA bundle costs ~100 ms of CPU,
+    which a worker carrying many runs on threads would otherwise pay (holding the GIL) for every connection."""
+    return httpx2.create_ssl_context()
 
 
 def guarded_async_transport(policy: EgressPolicy) -> httpx2.AsyncHTTPTransport:
     """An httpx2 transport (for the MCP SDK's clients) that connects only where `policy` allows."""
-    transport = httpx2.AsyncHTTPTransport()
+    transport = httpx2.AsyncHTTPTransport(verify=tls_context())
     pool = transport._pool
     assert isinstance(pool, httpcore2.AsyncConnectionPool)
     pool._network_backend = AsyncGuardedBackend(policy)

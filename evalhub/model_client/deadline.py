@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import httpcore2
 import httpx2
 
+from evalhub.egress import tls_context
+
 # Writes go out in pieces this big, each with the time then left: one send() of a large body to a server that
 # reads slowly must not get the whole remaining time per kernel-sized chunk.
 _WRITE_CHUNK = 64 * 1024
@@ -124,10 +126,10 @@ class DeadlineTransport(httpx2.HTTPTransport):
     """httpx2's own HTTP transport (TLS verification, HTTP/1.1, keep-alive) over DeadlineBackend."""
 
     def __init__(self, backend: httpcore2.NetworkBackend | None = None) -> None:
-        super().__init__()
+        super().__init__(verify=tls_context())
         # httpx2 takes no network backend, its connection pool does: the same pool as httpx2's default one.
         self._pool = httpcore2.ConnectionPool(
-            ssl_context=httpx2.create_ssl_context(),
+            ssl_context=tls_context(),
             max_connections=100,
             max_keepalive_connections=20,
             keepalive_expiry=5.0,

@@ -45,6 +45,12 @@ class ProductionSettingsTests:
         assert result.returncode != 0
         assert "EVALHUB_DAILY_RUN_QUOTA must be a whole number, got 'lots'" in result.stderr
 
+    def test_a_worker_concurrency_below_one_names_the_variable(self, tmp_path: Path) -> None:
+        result = manage("check", env={**production_env(tmp_path), "EVALHUB_WORKER_CONCURRENCY": "0"})
+
+        assert result.returncode != 0
+        assert "EVALHUB_WORKER_CONCURRENCY must be at least 1, got 0" in result.stderr
+
     def test_static_files_are_served_by_the_app_in_production(self, tmp_path: Path) -> None:
         env = production_env(tmp_path)
         assert manage("collectstatic", "--noinput", "-v0", env=env).returncode == 0

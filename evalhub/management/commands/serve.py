@@ -22,9 +22,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--addr", default="127.0.0.1:8000", help="host:port for the web app")
-        parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
+        parser.add_argument(
+            "--concurrency", type=int, help="runs the worker carries at once (default: EVALHUB_WORKER_CONCURRENCY)"
+        )
 
-    def handle(self, *args: Any, addr: str, concurrency: int, **options: Any) -> None:
+    def handle(self, *args: Any, addr: str, concurrency: int | None, **options: Any) -> None:
         # `kill` (SIGTERM) must stop both children too, exactly like Ctrl-C, or they outlive the launcher; and
         # Ctrl-C must work even when started from a shell that made background jobs ignore SIGINT.
         signal.signal(signal.SIGTERM, _interrupt)
@@ -32,8 +34,13 @@ class Command(BaseCommand):
         python = sys.executable
         children = {
             "web": subprocess.Popen([python, "manage.py", "runserver", addr, "--noreload"]),
+            # The worker as the README starts it: one process carrying many runs on threads (settings.py).
             "worker": subprocess.Popen(
-                [python, "-m", "celery", "-A", "evalhub", "worker", "--loglevel=INFO", f"--concurrency={concurrency}"]
+                [
+                    python,
+                    *("-m", "celery", "-A", "evalhub", "worker", "--loglevel=INFO"),
+                    *([f"--concurrency={concurrency}"] if concurrency else []),
+                ]
             ),
         }
         self.stdout.write(self.style.SUCCESS(f"EvalHub is running at http://{addr}/ — press Ctrl-C to stop."))

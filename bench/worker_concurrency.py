@@ -1,0 +1,287 @@
+"""How many runs one worker process, started with no flags, carries at once; how fast an idle worker picks one up.
+
+    .venv/bin/python bench/worker_concurrency.py [--tier embedded|postgres|both] [--sizes 40,200] [--in-flight 50]
+
+Each tier gets a fresh database (embedded: SQLite and the filesystem broker under a temporary EVALHUB_VAR_DIR;
+postgres: DATABASE_URL, default postgres://postgres@127.0.0.1:5432/evalhub_bench_concurrency, dropped and
+recreated, and CELERY_BROKER_URL, default redis://127.0.0.1:6379/9) and one worker: `celery -A evalhub worker`
+with only a queue and a name of this script's own (so it takes nobody else's tasks), i.e. the thread pool and
+EVALHUB_WORKER_CONCURRENCY of settings.py.
+
+Every run is one scenario against the demo MCP server over Streamable HTTP (one process for all runs) and a
+local OpenAI-compatible endpoint that answers each call after --delay seconds: a get_weather call, then a final
+answer, so each run spends 2 x delay waiting on the model.
+
+- Effective concurrency for N runs = the sum of the runs' own durations / wall time (the batch queued in one
+  transaction: its commit → the last run finished).
+- Harness time per run = a run's duration minus its model time (2 x delay), mean.
+- Pickup latency = started_at - created_at of runs started one at a time on an idle worker (offline model).
+- Memory: the worker's RSS idle and with --in-flight runs held in their first model call; on PostgreSQL also the
+  database connections the worker holds then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+QUEUE = f"bench-{uuid.uuid4().hex[:8]}"
+PG_URL = "postgres://postgres@127.0.0.1:5432/evalhub_bench_concurrency"
+REDIS_URL = "redis://127.0.0.1:6379/9"
+
+
+def percentile(values: list[float], pct: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return ordered[max(math.ceil(pct / 100 * len(ordered)) - 1, 0)]
+
+
+class Model:
+    """An OpenAI-compatible endpoint: a tool call first, the final answer once the model sees the tool's result.
+
+    While `gate` is clear every call waits on it, so a test of memory can hold many runs in their model call.
+    """
+
+    def __init__(self, delay: float) -> None:
+        from tests.evalhub.model_client.scripted_server import completion, tool_call
+
+        self.gate = threading.Event()
+        self.gate.set()
+        self.waiting = 0
+        lock = threading.Lock()
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with lock:
+                    model.waiting += 1
+                model.gate.wait()
+                with lock:
+                    model.waiting -= 1
+                time.sleep(delay)
+                if any(message["role"] == "tool" for message in body["messages"]):
+                    answer = completion(content="It is sunny.")
+                else:
+                    answer = completion(tool_calls=[tool_call("c1", "get_weather", '{"lat": 48.85, "lon": 2.35}')])
+                payload = json.dumps(answer).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._http.daemon_threads = True
+        self._http.request_queue_size = 512
+        threading.Thread(target=self._http.serve_forever, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self._http.server_address[1]}/v1"
+
+
+def prepare(tier: str) -> None:
+    os.environ.update(DEBUG="1", LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1", EVALHUB_CELERY_QUEUE=QUEUE)
+    os.environ.update(EVALHUB_DAILY_RUN_QUOTA="100000000", DJANGO_SETTINGS_MODULE="evalhub.settings")
+    os.environ["EVALHUB_VAR_DIR"] = tempfile.mkdtemp(prefix=f"evalhub-bench-{tier}-")
+    if tier == "postgres":
+        import psycopg
+        from psycopg import sql
+
+        os.environ.setdefault("DATABASE_URL", PG_URL)
+        os.environ.setdefault("CELERY_BROKER_URL", REDIS_URL)
+        url = os.environ["DATABASE_URL"]
+        with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+            name = sql.Identifier(url.rsplit("/", 1)[1])
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(name))
+    else:
+        os.environ.pop("DATABASE_URL", None)
+        os.environ.pop("CELERY_BROKER_URL", None)
+
+
+def start_worker() -> tuple[subprocess.Popen[bytes], Path]:
+    log = Path(os.environ["EVALHUB_VAR_DIR"]) / "worker.log"
+    command = [sys.executable, "-m", "celery", "-A", "evalhub", "worker", "-Q", QUEUE, "-n", f"{QUEUE}@%h"]
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    return process, log
+
+
+def wait_finished(ids: list[int], timeout: float) -> None:
+    from runs.models import Run
+
+    deadline = time.monotonic() + timeout
+    while Run.objects.filter(pk__in=ids).exclude(status__in=Run.FINISHED).exists():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{len(ids)} runs did not finish within {timeout:.0f} s.")
+        time.sleep(0.02)
+
+
+def batch(scenario: Any, user: Any, count: int, delay: float) -> dict[str, float]:
+    from django.db import transaction
+    from django.utils import timezone
+
+    from runs.models import Run
+    from runs.services import run_start
+
+    # Queued in one transaction, so the batch reaches the worker at once: this measures the worker, not how fast
+    # one client can call run_start one by one (reported apart as "queueing").
+    committed: list[datetime] = []
+    began = time.monotonic()
+    with transaction.atomic():
+        transaction.on_commit(lambda: committed.append(timezone.now()))  # runs before the runs' own sends
+        ids = [run_start(scenario=scenario, user=user).pk for _ in range(count)]
+    queueing = time.monotonic() - began
+    wait_finished(ids, timeout=600)
+    runs = list(Run.objects.filter(pk__in=ids))
+    bad = [run for run in runs if run.status != Run.Status.DONE or run.final_text != "It is sunny."]
+    if bad:
+        raise SystemExit(f"{len(bad)} runs failed, e.g. run {bad[0].pk}: {bad[0].status} {bad[0].error}")
+    wall = (max(run.finished_at for run in runs) - committed[0]).total_seconds()
+    durations = [run.duration_ms / 1000 for run in runs]
+    return {
+        "runs": count,
+        "wall s": wall,
+        "concurrency": sum(durations) / wall,
+        "harness ms/run": statistics.mean(durations) * 1000 - 2 * delay * 1000,
+        "queueing s": queueing,
+    }
+
+
+def pickup(scenario: Any, user: Any, count: int) -> list[float]:
+    from runs.models import Run
+    from runs.services import run_start
+
+    latencies = []
+    for _ in range(count):
+        time.sleep(0.3)  # idle: nothing queued, the worker is polling
+        run = run_start(scenario=scenario, user=user)
+        wait_finished([run.pk], timeout=60)
+        run = Run.objects.get(pk=run.pk)
+        latencies.append((run.started_at - run.created_at).total_seconds() * 1000)
+    return latencies
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise SystemExit(f"No VmRSS for process {pid}.")
+
+
+def held(scenario: Any, user: Any, model: Model, count: int, worker: int) -> dict[str, float]:
+    from django.db import connection
+
+    from runs.services import run_start
+
+    idle = rss_kib(worker)
+    model.gate.clear()
+    ids = [run_start(scenario=scenario, user=user).pk for _ in range(count)]
+    deadline = time.monotonic() + 120
+    while model.waiting < count:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"Only {model.waiting} of {count} runs reached their model call.")
+        time.sleep(0.05)
+    busy = rss_kib(worker)
+    connections = -1
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            sql = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            cursor.execute(sql)
+            connections = cursor.fetchone()[0]
+    model.gate.set()
+    wait_finished(ids, timeout=300)
+    return {"idle MiB": idle / 1024, "busy MiB": busy / 1024, "KiB/run": (busy - idle) / count, "db conns": connections}
+
+
+def run_tier(tier: str, sizes: list[int], in_flight: int, delay: float) -> None:
+    prepare(tier)
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+
+    from evalhub.celery import app
+    from evalhub.providers.models import offline_provider
+    from evalhub.servers.models import McpServer
+    from tests.base import free_port, make_scenario, make_scripted_provider
+    from tests.evalhub.mcp_client.helpers import wait_for_port
+
+    call_command("migrate", verbosity=0)
+    user = User.objects.create_user("bench")
+    model = Model(delay)
+    port = free_port()
+    demo = subprocess.Popen([sys.executable, "-m", "evalhub.demo_server", "--http", "--port", str(port)], cwd=ROOT)
+    worker, log = start_worker()
+    try:
+        wait_for_port(port, demo)
+        server = McpServer.objects.create(name="Demo", transport="http", url=f"http://127.0.0.1:{port}/mcp")
+        provider = make_scripted_provider(model.base_url, timeout=60)
+        scenario = make_scenario(server, provider=provider, name="Weather", expected_tools=["get_weather"])
+        fast = make_scenario(server, provider=offline_provider(), name="Weather offline")
+        pickup(fast, user, 3)  # warm-up: the worker is up, imports done, first connections open
+        latencies = pickup(fast, user, 20)
+        # Before the batches: RSS only grows back to a high-water mark, so measured after them it would show
+        # nothing per run.
+        memory = held(scenario, user, model, in_flight, worker.pid)
+        results = [batch(scenario, user, size, delay) for size in sizes]
+    finally:
+        for process in (worker, demo):
+            process.terminate()
+            process.wait(timeout=60)
+        with app.connection_for_write() as conn:
+            conn.default_channel.queue_purge(QUEUE)
+    broker = "filesystem broker, SQLite" if tier == "embedded" else "Redis, PostgreSQL"
+    print(f"\n== {tier} ({broker}); worker: celery -A evalhub worker (log {log}); {os.cpu_count()} CPUs")
+    for row in results:
+        print(
+            f"{row['runs']:>4} runs at {delay} s per model call: wall {row['wall s']:.2f} s, effective concurrency "
+            f"{row['concurrency']:.1f}, harness {row['harness ms/run']:.0f} ms per run (queueing them took "
+            f"{row['queueing s']:.2f} s before that)"
+        )
+    print(
+        f"pickup on an idle worker (20 runs): p50 {percentile(latencies, 50):.0f} ms, "
+        f"p95 {percentile(latencies, 95):.0f} ms, max {max(latencies):.0f} ms"
+    )
+    print(
+        f"worker RSS: idle {memory['idle MiB']:.0f} MiB, {in_flight} in flight {memory['busy MiB']:.0f} MiB "
+        f"({memory['KiB/run']:.0f} KiB per run)"
+        + (f"; database connections then: {memory['db conns']:.0f}" if memory["db conns"] >= 0 else "")
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tier", choices=["embedded", "postgres", "both"], default="both")
+    parser.add_argument("--sizes", default="40,200", help="batch sizes, comma-separated")
+    parser.add_argument("--in-flight", type=int, default=50, help="runs held at once for the memory figure")
+    parser.add_argument("--delay", type=float, default=0.5, help="seconds per model call")
+    args = parser.parse_args()
+    if args.tier == "both":
+        # Settings are read from the environment once per process: each tier in a process of its own.
+        for tier in ("embedded", "postgres"):
+            subprocess.run([sys.executable, __file__, *sys.argv[1:], "--tier", tier], check=True)
+        return
+    run_tier(args.tier, [int(size) for size in args.sizes.split(",")], args.in_flight, args.delay)
+
+
+if __name__ == "__main__":
+    main()
