@@ -10,6 +10,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from django import forms
 
@@ -139,3 +140,19 @@ class Fieldset:
     visible_fields: list[forms.BoundField]
     secret_rows: list[SecretRow] = field(default_factory=list)
     non_field_errors: tuple[()] = ()  # the form's own are shown once, above every fieldset
+
+
+def url_shape_problem(url: str) -> str | None:
+    """What is wrong with a server URL's form (not its address), or None."""
+    if (bad := next((ch for ch in url if ch.isspace() or not ch.isprintable()), None)) is not None:
+        # urlsplit silently drops tabs and line breaks, so such a URL would otherwise pass and be stored.
+        return (
+            f"The URL must be one line without spaces or control characters (it contains {bad!r} at "
+            f"character {url.index(bad) + 1}); remove it, or percent-encode a space as %20."
+        )
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "Start with http:// or https:// and a host, e.g. https://example.com/mcp."
+    if parts.username or parts.password:
+        return "Leave credentials out of the URL: use Bearer token or Secret headers."
+    return None

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 from typing import Any
-from urllib.parse import urlsplit
 
 from django import forms
 
@@ -28,6 +27,7 @@ from evalhub.servers.form_parts import (
     parse_lines,
     secret_input,
     textarea,
+    url_shape_problem,
 )
 from evalhub.servers.models import McpServer
 from evalhub.vault import SecretUnavailable
@@ -285,17 +285,8 @@ class ServerForm(forms.ModelForm):
             return ""
         if not url:
             raise forms.ValidationError("Enter the server's URL, e.g. https://example.com/mcp.")
-        if (bad := next((ch for ch in url if ch.isspace() or not ch.isprintable()), None)) is not None:
-            # urlsplit silently drops tabs and line breaks, so such a URL would otherwise pass and be stored.
-            raise forms.ValidationError(
-                f"The URL must be one line without spaces or control characters (it contains {bad!r} at "
-                f"character {url.index(bad) + 1}); remove it, or percent-encode a space as %20."
-            )
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise forms.ValidationError("Start with http:// or https:// and a host, e.g. https://example.com/mcp.")
-        if parts.username or parts.password:
-            raise forms.ValidationError("Leave credentials out of the URL: use Bearer token or Secret headers.")
+        if (problem := url_shape_problem(url)) is not None:
+            raise forms.ValidationError(problem)
         if (refusal := url_refusal(url, self._egress(url))) is not None:
             raise forms.ValidationError(refusal)
         return url
