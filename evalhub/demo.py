@@ -26,6 +26,19 @@ from scorers.services import scorer_save
 
 DEMO_USERNAME = "demo"
 DEMO_SERVER = "Demo travel server"
+# The no-code version of the reference's coordinate scorer, plus what a user asks next: no errors, no booking. A
+# server whose get_weather answers errors makes these scenarios fail (an experiment's regression).
+WEATHER_EXPECTATIONS: list[dict[str, Any]] = [
+    {
+        "kind": "tool_called",
+        "tool": "get_weather",
+        "args": {"latitude": {"$range": [-90, 90]}, "longitude": {"$range": [-180, 180]}},
+    },
+    {"kind": "tool_not_called", "tool": "book_flight"},
+    {"kind": "no_tool_errors"},
+]
+CONVERSATION_SCENARIO = "Conversation: book a flight to Paris"
+BOOKING_FACTS = {"origin": "London", "destination": "Paris", "date": "2026-12-18", "passengers": 2}
 DEMO_SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "Weather in Paris",
@@ -33,17 +46,17 @@ DEMO_SCENARIOS: list[dict[str, Any]] = [
         "expected_tools": ["get_weather"],
         "tags": ["smoke", "weather"],
         "description": "The agent should call get_weather with Paris's coordinates.",
-        # The no-code version of the reference's coordinate scorer, plus what a user asks next: no errors, no
-        # booking. A server whose get_weather answers errors makes this scenario fail (an experiment's regression).
-        "expectations": [
-            {
-                "kind": "tool_called",
-                "tool": "get_weather",
-                "args": {"latitude": {"$range": [-90, 90]}, "longitude": {"$range": [-180, 180]}},
-            },
-            {"kind": "tool_not_called", "tool": "book_flight"},
-            {"kind": "no_tool_errors"},
-        ],
+        "expectations": WEATHER_EXPECTATIONS,
+    },
+    {
+        "name": "Weather in Paris (code mode)",
+        "prompt": "What's the weather at latitude 48.85, longitude 2.35?",
+        "expected_tools": ["get_weather"],
+        "tags": ["smoke", "weather", "code-mode"],
+        "description": "The same question in code mode: the agent writes JavaScript that calls tools.get_weather; "
+        "the call is recorded nested in its run_code call, and the same expectations and scorer apply.",
+        "tool_mode": "code",
+        "expectations": WEATHER_EXPECTATIONS,
     },
     {
         "name": "Find flights to Rome",
@@ -58,6 +71,30 @@ DEMO_SCENARIOS: list[dict[str, Any]] = [
         "expected_tools": [],
         "tags": ["restraint"],
         "description": "The request lacks origin, date and passengers: the agent should ask, not book.",
+    },
+    {
+        "name": CONVERSATION_SCENARIO,
+        "prompt": "Book me a flight to Paris",
+        "expected_tools": ["book_flight"],
+        "tags": ["conversation", "flights"],
+        "description": "The request lacks origin, date and passengers: the agent should ask, the simulated user "
+        "answers from `expected`, then the agent books with exactly those details.",
+        "expected": BOOKING_FACTS,
+        "conversation": {
+            "simulate": {
+                "goal": "Book a flight to Paris for the trip in `expected`.",
+                "persona": "A traveller who answers only what is asked.",
+                "max_user_turns": 3,
+                "goal_tool": "book_flight",
+            }
+        },
+        # The restraint of the reference's example on the first turn, then the booking it should lead to.
+        "expectations": [
+            {"kind": "tool_not_called", "tool": "book_flight", "turn": 0, "required": True},
+            {"kind": "tool_called", "tool": "book_flight", "args": BOOKING_FACTS, "match": "exact", "turn": 1},
+            {"kind": "final_answer", "contains": "booking_reference", "turn": 1},
+            {"kind": "no_tool_errors"},
+        ],
     },
 ]
 RESTRAINT_SCENARIO = "Restraint: booking without details"
@@ -112,6 +149,9 @@ def seed_demo_scenarios() -> list[str]:
                 "description": spec["description"],
                 "expected_tools": spec["expected_tools"],
                 "expectations": spec.get("expectations", []),
+                "tool_mode": spec.get("tool_mode", Scenario.ToolMode.DIRECT),
+                "expected": spec.get("expected"),
+                "conversation": spec.get("conversation", {}),
                 "server": server,
                 "provider": provider,
                 "model": OFFLINE_MODEL,
@@ -145,20 +185,25 @@ def seed_demo_scorers() -> list[str]:
     User = get_user_model()
     owner = User.objects.filter(username=DEMO_USERNAME).first()
     specs = [
-        ("Weather coordinates valid", {"kind": Scorer.Kind.CODE, "code": EXAMPLE_SCORER}, "Weather in Paris"),
-        ("No booking without details", {"kind": Scorer.Kind.CODE, "code": NO_BOOKING_CODE}, RESTRAINT_SCENARIO),
+        (
+            "Weather coordinates valid",
+            {"kind": Scorer.Kind.CODE, "code": EXAMPLE_SCORER},
+            # The reference scorer reads allToolCalls, so it scores the code-mode run's nested call unchanged.
+            ["Weather in Paris", "Weather in Paris (code mode)"],
+        ),
+        ("No booking without details", {"kind": Scorer.Kind.CODE, "code": NO_BOOKING_CODE}, [RESTRAINT_SCENARIO]),
         (
             "Tool restraint judge",
             {"kind": Scorer.Kind.JUDGE, "system_prompt": RESTRAINT_JUDGE_PROMPT, "labels": "GOOD|1\nBAD|0"},
-            RESTRAINT_SCENARIO,
+            [RESTRAINT_SCENARIO],
         ),
     ]
     created = 0
-    for name, content, scenario_name in specs:
+    for name, content, scenario_names in specs:
         if Scorer.objects.filter(name=name).exists():
             continue
         scorer = scorer_save(scorer=Scorer(name=name, **content), user=owner or AnonymousUser())
-        scorer.scenarios.add(*Scenario.objects.filter(name=scenario_name))
+        scorer.scenarios.add(*Scenario.objects.filter(name__in=scenario_names))
         created += 1
     return [f"Demo scorers: {created} created, {len(specs) - created} existed."]
 

@@ -211,6 +211,8 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # Cache: the API's rate limits must be shared by every web process, so never per-process memory. Redis when
 # EVALHUB_CACHE_URL (or a redis:// broker) names one, else a table in the database (`manage.py createcachetable`).
+# Sharing the broker's Redis database is safe as long as nothing clears the whole cache: `cache.clear()` is a
+# FLUSHDB there and would drop every queued run.
 EVALHUB_CACHE_URL = env_str(
     "EVALHUB_CACHE_URL", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else ""
 )
@@ -232,6 +234,8 @@ EVALHUB_SECRETS_KEY = env_str("EVALHUB_SECRETS_KEY")
 # Environment variables a secret may reference as ${NAME}: names, or prefixes ending in * (MCP_*). Empty: none.
 # EvalHub's own settings are refused whatever this says (evalhub.vault.PROTECTED_ENV_NAMES).
 EVALHUB_SECRET_ENV_ALLOWLIST = env_list("EVALHUB_SECRET_ENV_ALLOWLIST", [])
+# Where users reach this install: exported suite files point editors at its JSON Schema there.
+EVALHUB_PUBLIC_URL = env_str("EVALHUB_PUBLIC_URL", "http://localhost:8000").rstrip("/")
 # Whether servers added by non-staff users may reach loopback and private-network addresses (staff's always may;
 # link-local and cloud metadata addresses are refused for everyone). See evalhub.outbound.
 EVALHUB_ALLOW_PRIVATE_URLS = env_bool("EVALHUB_ALLOW_PRIVATE_URLS")

@@ -8,6 +8,7 @@ from evalhub.api_keys import views as api_keys
 from evalhub.providers import views as providers
 from evalhub.scenarios import views as scenarios
 from evalhub.servers import views as servers
+from evalhub.suites import views as suites
 
 urlpatterns = [
     path("", shell.home, name="home"),
@@ -18,8 +19,11 @@ urlpatterns = [
     path("scenarios/new/", scenarios.scenario_create, name="scenario_create"),
     path("scenarios/run/", scenarios.scenarios_run_bulk, name="scenarios_run_bulk"),
     path("scenarios/expectations/check/", scenarios.scenario_expectations_check, name="scenario_expectations_check"),
+    path("scenarios/export/", suites.suite_export_view, name="suite_export"),
+    path("scenarios/import/", suites.suite_import_view, name="suite_import"),
     path("scenarios/<int:scenario_id>/", scenarios.scenario_detail, name="scenario_detail"),
     path("scenarios/<int:scenario_id>/edit/", scenarios.scenario_edit, name="scenario_edit"),
+    path("scenarios/<int:scenario_id>/last-score/", scenarios.scenario_last_score, name="scenario_last_score"),
     path("scenarios/<int:scenario_id>/duplicate/", scenarios.scenario_duplicate, name="scenario_duplicate"),
     path("scenarios/<int:scenario_id>/delete/", scenarios.scenario_delete, name="scenario_delete"),
     path("scenarios/<int:scenario_id>/run/", scenarios.scenario_run, name="scenario_run"),

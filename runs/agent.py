@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
@@ -16,6 +16,8 @@ from evalhub.mcp_client.connection import Connection
 from evalhub.model_client.client import ProviderClient
 from evalhub.model_client.results import ToolCall
 from runs.budgets import Budgets
+from runs.code_mode import DIRECT
+from runs.code_mode.dispatch import offered_tools, perform
 from runs.models import Run
 from runs.record_limits import MODEL_MESSAGE_BYTES, TOOL_CONTENT_TO_MODEL_BYTES, cap_text
 from runs.recorder import Recorder
@@ -31,6 +33,15 @@ class AgentTask:
     max_tool_calls: int
     max_tokens: int | None = None  # per model call
     budgets: Budgets = field(default_factory=Budgets)
+    tool_mode: str = DIRECT  # "code": the model writes programs that call the tools (runs/code_mode)
+
+
+class FollowUps(Protocol):
+    """The user's side of a conversation (runs/conversation/driver.py): the next message after each answer."""
+
+    stop_reason: str
+
+    async def next_message(self, answer: str) -> str | None: ...
 
 
 def openai_tool(tool: dict[str, Any]) -> dict[str, Any]:
@@ -42,11 +53,20 @@ def openai_tool(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 async def run_agent(
-    *, task: AgentTask, tools: list[dict[str, Any]], conn: Connection, client: ProviderClient, recorder: Recorder
+    *,
+    task: AgentTask,
+    tools: list[dict[str, Any]],
+    conn: Connection,
+    client: ProviderClient,
+    recorder: Recorder,
+    follow_ups: FollowUps | None = None,
 ) -> str:
-    """Drive the conversation and return the stop reason. Provider and MCP errors propagate to the pipeline."""
+    """Drive the conversation and return the stop reason. Provider and MCP errors propagate to the pipeline.
+
+    With `follow_ups`, an answer is the end of a user turn, not of the run: the next user message is sent, and
+    max_turns, max_tool_calls and the budgets count over the whole conversation."""
     by_name = {tool["name"]: tool for tool in tools}
-    offered = [openai_tool(tool) for tool in tools]
+    offered = [openai_tool(tool) for tool in offered_tools(task.tool_mode, tools)]
     messages: list[dict[str, Any]] = []
     if task.system_prompt:
         messages.append({"role": "system", "content": task.system_prompt})
@@ -64,16 +84,20 @@ async def run_agent(
             abandon_on_cancel=True,
         )
         await recorder.model_answered(result)
+        messages.append(_capped_message(result.message))
         if not result.tool_calls:
             await recorder.answered()
-            return Run.StopReason.COMPLETED
-        messages.append(_capped_message(result.message))
+            follow_up = await follow_ups.next_message(result.text) if follow_ups else None
+            if follow_up is None:
+                return follow_ups.stop_reason if follow_ups else Run.StopReason.COMPLETED
+            messages.append({"role": "user", "content": follow_up})
+            continue
         for call in result.tool_calls:
             if calls_made >= task.max_tool_calls:
                 return Run.StopReason.MAX_TOOL_CALLS
             calls_made += 1
             await recorder.entering(f"tool call {call.name}")
-            record = await _call_tool(call, by_name.get(call.name), conn)
+            record = await perform(task.tool_mode, call, tools=by_name, conn=conn, call_tool=call_tool)
             await recorder.tool_called(record)
             content = cap_text(as_model_content(record["result"]), TOOL_CONTENT_TO_MODEL_BYTES).value
             messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
@@ -87,7 +111,7 @@ def _capped_message(message: dict[str, Any]) -> dict[str, Any]:
     return {**message, "content": cap_text(message["content"], MODEL_MESSAGE_BYTES).value}
 
 
-async def _call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connection) -> dict[str, Any]:
+async def call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connection) -> dict[str, Any]:
     """Execute one tool call and return its EvalToolCall record."""
     timestamp = int(time.time() * 1000)
     started = time.perf_counter()

@@ -105,6 +105,9 @@ class RunOut(RunSummaryOut):
     all_tool_calls: list[dict[str, Any]]
     final_text: str
     model_calls: list[dict[str, Any]]
+    simulator_calls: list[dict[str, Any]] = Field(
+        description="A simulated user's model calls (a conversation): tokens and cost apart from the agent's."
+    )
     input_tokens: int
     output_tokens: int
     cached_tokens: int

@@ -12,6 +12,7 @@ from django.utils import timezone
 from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer, ToolSnapshot
+from runs.conversation.simulator import simulator_totals
 from runs.experiments.models import BaselinePin, Experiment, ExperimentCell
 
 __all__ = ["BaselinePin", "DailyRunQuota", "Experiment", "ExperimentCell", "Run", "ScoreResult"]
@@ -52,6 +53,8 @@ class Run(models.Model):
         TIME_LIMIT = "time_limit", "Time limit reached"
         TOKEN_BUDGET = "token_budget", "Token budget reached"
         COST_BUDGET = "cost_budget", "Cost budget reached"
+        USER_DONE = "user_done", "Simulated user done"
+        MAX_USER_TURNS = "max_user_turns", "Max user turns reached"
         ERROR = "error", "Error"
         CANCELLED = "cancelled", "Cancelled"
 
@@ -71,6 +74,8 @@ class Run(models.Model):
         "score",
         "passed",
         "settings",
+        # Small (tokens and cost per call): tells a run that never reached the model from one of unknown price.
+        "model_calls",
     )
 
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="runs")
@@ -105,6 +110,8 @@ class Run(models.Model):
     tool_names = models.JSONField(default=list)
     final_text = models.TextField(blank=True)
     model_calls = models.JSONField(default=list, help_text="Tokens, cost and latency of each model call.")
+    # A simulated user's model calls (runs/conversation): their tokens and cost, kept apart from the agent's.
+    simulator_calls = models.JSONField(default=list, blank=True)
     input_tokens = models.PositiveIntegerField(default=0)
     output_tokens = models.PositiveIntegerField(default=0)
     cached_tokens = models.PositiveIntegerField(default=0)
@@ -143,6 +150,10 @@ class Run(models.Model):
     @property
     def threshold(self) -> float:
         return float(self.settings.get("pass_threshold", 0.7))
+
+    @property
+    def simulator_usage(self) -> dict[str, Any]:
+        return simulator_totals(self.simulator_calls)
 
     def heartbeat_is_stale(self, *, after: timedelta) -> bool:
         return self.heartbeat_at is None or timezone.now() - self.heartbeat_at > after

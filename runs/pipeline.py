@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import ExitStack
 
 import anyio
 from django.db import close_old_connections, connection
@@ -18,10 +19,13 @@ from evalhub.mcp_client.errors import McpConnectionError
 from evalhub.mcp_client.redact import Redactor
 from evalhub.model_client.client import ProviderClient
 from evalhub.model_client.errors import ProviderError
+from evalhub.providers.models import Provider
 from evalhub.vault import SecretUnavailable
-from runs import heartbeat
+from runs import code_mode, heartbeat
 from runs.agent import AgentTask, run_agent
 from runs.budgets import Budgets
+from runs.conversation.driver import ConversationDriver, load_simulator_provider
+from runs.conversation.spec import parse_conversation
 from runs.models import Run, RunEnded
 from runs.recorder import Recorder
 from runs.scoring import score_run
@@ -53,6 +57,7 @@ def execute_run(run_id: int, *, worker: str) -> None:
     if run is None:
         logger.info("Run %s was not queued any more (duplicate delivery or cancelled); skipping.", run_id)
         return
+    simulator_provider = load_simulator_provider(run)
     # The run's writes go through the shared writer threads (runs/recorder.py); this thread needs its connection
     # again only to finish, so it does not hold one idle through minutes of model and tool calls.
     connection.close()
@@ -60,7 +65,7 @@ def execute_run(run_id: int, *, worker: str) -> None:
     # that stops beating is reaped as lost.
     with heartbeat.beating(run.pk):
         try:
-            _execute(run)
+            _execute(run, simulator_provider)
         except RunEnded:
             # Someone (the reaper, after a long silence) ended the run first. Its verdict stands: the worker does
             # not turn it back into a result, and it stopped before calling more tools for a run nobody awaits.
@@ -72,11 +77,11 @@ def execute_run(run_id: int, *, worker: str) -> None:
             )
 
 
-def _execute(run: Run) -> None:
+def _execute(run: Run, simulator_provider: Provider | None) -> None:
     recorder = Recorder(run)
     started = time.perf_counter()
     try:
-        stop_reason = anyio.run(_connect_and_act, run, recorder)
+        stop_reason = anyio.run(_connect_and_act, run, recorder, simulator_provider)
     except StepFailed as failure:
         _finish(run, started, stop_reason=Run.StopReason.ERROR, error=failure)
         return
@@ -90,16 +95,26 @@ def _execute(run: Run) -> None:
     _finish(run, started, stop_reason=stop_reason, error=None)
 
 
-async def _connect_and_act(run: Run, recorder: Recorder) -> str:
+async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Provider | None) -> str:
     if run.server is None or run.provider is None:
         raise StepFailed("connect", "deleted", "The run's server or provider was deleted before it started.")
     try:
+        conversation = parse_conversation(run.settings.get("conversation"))
+    except ValueError as exc:
+        # The form and the API validate it; a scenario edited around them (the admin, a script) may not be.
+        raise StepFailed("connect", "invalid_conversation", f"The scenario's conversation is invalid: {exc}") from None
+    simulation = conversation.simulation
+    if simulation is not None and simulation.provider_id is not None and simulator_provider is None:
+        raise StepFailed("connect", "deleted", "The simulated user's provider was deleted before the run started.")
+    try:
         server_config = run.server.to_config()
         provider_config = run.provider.to_config()
+        simulator_config = simulator_provider.to_config() if simulator_provider else None
     except SecretUnavailable as exc:
         raise StepFailed("connect", "secret_unavailable", str(exc)) from None
     # Whatever the model or a tool echoes of these is masked before it is recorded.
-    recorder.redact = Redactor([*server_config.secrets(), *provider_config.secrets])
+    simulator_secrets = simulator_config.secrets if simulator_config else []
+    recorder.redact = Redactor([*server_config.secrets(), *provider_config.secrets, *simulator_secrets])
     task = AgentTask(
         model=run.model,
         prompt=run.settings["prompt"],
@@ -108,6 +123,7 @@ async def _connect_and_act(run: Run, recorder: Recorder) -> str:
         max_tool_calls=run.settings["max_tool_calls"],
         max_tokens=run.settings.get("max_tokens"),
         budgets=Budgets.from_settings(run.settings),
+        tool_mode=run.settings.get("tool_mode", code_mode.DIRECT),
     )
     step = "connect"
     try:
@@ -118,8 +134,25 @@ async def _connect_and_act(run: Run, recorder: Recorder) -> str:
                 tools = [dict(tool) for tool in await conn.list_tools()]
                 await recorder.tools_listed(tools)
                 step = "agent"
-                with ProviderClient(provider_config) as client:
-                    return await run_agent(task=task, tools=tools, conn=conn, client=client, recorder=recorder)
+                with ExitStack() as clients:
+                    client = clients.enter_context(ProviderClient(provider_config))
+                    driver = None
+                    if not conversation.is_single_prompt:
+                        simulator = client
+                        if simulator_config is not None:
+                            simulator = clients.enter_context(ProviderClient(simulator_config))
+                        driver = ConversationDriver(
+                            conversation,
+                            recorder,
+                            task.budgets,
+                            facts=run.settings.get("expected"),
+                            simulator=simulator,
+                            simulator_model=(simulation.model if simulation else "") or run.model,
+                        )
+                        await driver.start(task.prompt)
+                    return await run_agent(
+                        task=task, tools=tools, conn=conn, client=client, recorder=recorder, follow_ups=driver
+                    )
     except TimeoutError:
         return Run.StopReason.TIME_LIMIT
     except McpConnectionError as exc:

@@ -5,6 +5,11 @@ finishReason, toolCalls[{toolName, args}], toolResults[{toolName, result}], fina
 `all_tool_calls` are EvalToolCall records (toolName, args, result, timestamp) plus durationMs, isError,
 nestedCalls and, for tools that declare an outputSchema, schemaValidation.
 
+A conversation (runs/conversation) adds one optional top-level key to the transcript, `userTurns`: the user's
+messages in order, `{index, source: "prompt"|"scripted"|"simulated", text, firstStep}` (index 0 is the
+scenario's prompt; firstStep is the index in `steps` of the first step answering it), and each of its
+EvalToolCall records carries `userTurn`, the index of the user turn it answers.
+
 Every value passes three guards on its way in: configured secrets are masked (`redact`, the same Redactor that
 masks stdio stderr), values PostgreSQL cannot store are kept as text (evalhub/storable.py) and sizes are capped
 (runs/record_limits.py). An item that had to change says so: `truncated` holds the full size and hash of what was
@@ -53,6 +58,7 @@ RECORDED_FIELDS = [
     "output_tokens",
     "cached_tokens",
     "cost_usd",
+    "simulator_calls",
     "heartbeat_at",
 ]
 
@@ -114,6 +120,8 @@ class Recorder:
         self.redact = Redactor(())
         # What the run may still record, counting every copy it stores.
         self._left = RUN_BYTES
+        # The user turn the agent is answering, in a conversation (None in a one-prompt run).
+        self.user_turn_index: int | None = None
 
     async def _in_db_thread(self, work: Callable[..., T], *args: Any) -> T:
         return await asyncio.wrap_future(self._writer.submit(functools.partial(work, *args)))
@@ -130,6 +138,14 @@ class Recorder:
     async def answered(self) -> None:
         """The last model message is the run's final answer."""
         await self._in_db_thread(self._answered)
+
+    async def user_turn(self, source: str, text: str) -> None:
+        """A user message of a conversation: the prompt ("prompt"), a scripted or a simulated follow-up."""
+        await self._in_db_thread(self._user_turn, source, text)
+
+    async def simulator_answered(self, result: ChatResult) -> None:
+        """One model call of the simulated user: recorded apart from the agent's calls, tokens and cost."""
+        await self._in_db_thread(self._simulator_answered, result)
 
     async def tools_listed(self, tools: list[dict[str, Any]]) -> None:
         await self._in_db_thread(self._tools_listed, tools)
@@ -221,10 +237,26 @@ class Recorder:
         """One tool call (an EvalToolCall) and its result in the current step.
 
         Its name and arguments are those the step recorded for it (the n-th call of the step), already kept.
+        Calls nested in it (code mode) are guarded like it, and allToolCalls lists them right after it.
         """
         step = self.steps[-1]
         results = step.setdefault("toolResults", [])
         asked = step["toolCalls"][len(results)]
+        record = self._guarded(call, asked)
+        inner_calls = call.get("nestedCalls", [])
+        nested = [self._guarded(inner, self._tool_call(inner["toolName"], inner["args"])) for inner in inner_calls]
+        record["nestedCalls"] = nested
+        for key in ("console", "returnValue"):
+            if key in call:
+                record[key] = self._json(call[key], limit=TOOL_RESULT_BYTES, where=key, copies=2)[0].value
+        results.append({"toolName": record["toolName"], "result": record["result"]})
+        self.run.tool_calls = [*self.run.tool_calls, record]
+        self.run.all_tool_calls = [*self.run.all_tool_calls, record, *nested]
+        self.run.tool_names = [*self.run.tool_names, record["toolName"], *(inner["toolName"] for inner in nested)]
+        self._save()
+
+    def _guarded(self, call: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:
+        """An EvalToolCall as stored: `asked` is its name and arguments as already kept (see `_tool_call`)."""
         result, replaced = self._json(call["result"], limit=TOOL_RESULT_BYTES, where="result", copies=3)
         record = {**call, "toolName": asked["toolName"], "args": asked["args"], "result": result.value}
         truncated = {**asked.get("truncated", {}), **({"result": result.cut} if result.cut else {})}
@@ -238,18 +270,36 @@ class Recorder:
             # jsonschema quotes the offending value, which may be the whole result.
             message = self._text(call["schemaValidation"]["message"], limit=FLOOR_BYTES, copies=2).value
             record["schemaValidation"] = {**call["schemaValidation"], "message": message}
-        results.append({"toolName": record["toolName"], "result": record["result"]})
-        self.run.tool_calls = [*self.run.tool_calls, record]
-        # Nested calls (code mode) are not made yet, so every call is top-level and allToolCalls equals toolCalls.
-        self.run.all_tool_calls = [*self.run.all_tool_calls, record]
-        self.run.tool_names = [*self.run.tool_names, record["toolName"]]
-        self._save()
+        if self.user_turn_index is not None:
+            record["userTurn"] = self.user_turn_index
+        return record
 
     def _answered(self) -> None:
         text = self.steps[-1]["text"]
         self._left -= 2 * len(compact_json(text))
         self.run.final_text = text
         self.run.transcript["finalText"] = text
+        self._save()
+
+    def _user_turn(self, source: str, text: str) -> None:
+        turns: list[dict[str, Any]] = self.run.transcript.setdefault("userTurns", [])
+        self.user_turn_index = len(turns)
+        message = self._text(text, limit=MODEL_MESSAGE_BYTES).value
+        turns.append({"index": self.user_turn_index, "source": source, "text": message, "firstStep": len(self.steps)})
+        self._save()
+
+    def _simulator_answered(self, result: ChatResult) -> None:
+        usage = result.usage
+        call = {
+            "userTurn": (self.user_turn_index or 0) + 1,
+            "model": self._text(result.model, limit=FLOOR_BYTES).value,
+            "input_tokens": usage.input_tokens if usage else 0,
+            "output_tokens": usage.output_tokens if usage else 0,
+            "cost_usd": str(result.cost.total_usd) if result.cost.total_usd is not None else None,
+            "latency_ms": round(result.latency_ms),
+            "text": self._text(result.text, limit=MODEL_MESSAGE_BYTES).value,
+        }
+        self.run.simulator_calls = [*self.run.simulator_calls, call]
         self._save()
 
     def _tools_listed(self, tools: list[dict[str, Any]]) -> None:

@@ -59,6 +59,7 @@ def run_record(run: Run) -> dict[str, Any]:
             input_tokens=run.input_tokens,
             output_tokens=run.output_tokens,
             cost_usd=run.cost_usd,
+            tool_mode=run.settings.get("tool_mode") or "direct",
         ),
     )
 

@@ -33,6 +33,7 @@ def run_create(
     provider: Provider | None = None,
     cell: ExperimentCell | None = None,
     trial: int | None = None,
+    tool_mode: str = "",
 ) -> Run:
     """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
     an experiment all of its trials at once) inside the same transaction."""
@@ -50,12 +51,14 @@ def run_create(
             "system_prompt": scenario.system_prompt,
             "max_turns": scenario.max_turns,
             "max_tool_calls": scenario.max_tool_calls,
+            "tool_mode": tool_mode or scenario.tool_mode,
             "time_limit_seconds": scenario.time_limit_seconds,
             "max_tokens": scenario.max_tokens,
             "token_budget": scenario.token_budget,
             "cost_budget_usd": str(scenario.cost_budget_usd) if scenario.cost_budget_usd is not None else None,
             "expected_tools": scenario.expected_tools,
             "expected": scenario.expected,
+            "conversation": scenario.conversation,
             "pass_threshold": scenario.pass_threshold,
         },
         transcript={"prompt": scenario.prompt, "steps": []},

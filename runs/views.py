@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from django.contrib import messages
@@ -12,8 +11,10 @@ from django.views.decorators.http import require_GET, require_POST
 from evalhub.htmx import HtmxHttpRequest
 from evalhub.permissions import require_change
 from evalhub.scenarios.models import Scenario, Tag
+from runs.costs import with_judge_cost
 from runs.filters import RunFilters, models_used
 from runs.heartbeat import runs_reap_stale
+from runs.inspector.story import build_story, timeline
 from runs.models import Run
 from runs.services import run_cancel, runs_rescore
 
@@ -38,7 +39,7 @@ def run_list(request: HtmxHttpRequest) -> HttpResponse:
         if bottom > paginator.count - top
         else ids[bottom:top]
     )
-    page.object_list = (
+    page.object_list = with_judge_cost(
         Run.objects.filter(pk__in=page_ids).select_related("scenario").only(*Run.LIST_FIELDS).order_by(*order)
     )
     query = request.GET.copy()
@@ -66,19 +67,28 @@ def run_list(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_GET
 def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
-    run = get_object_or_404(
-        Run.objects.select_related("scenario", "server", "provider", "tool_snapshot", "started_by"), pk=run_id
-    )
+    runs = Run.objects.select_related("scenario", "server", "provider", "tool_snapshot", "started_by")
+    run = get_object_or_404(with_judge_cost(runs), pk=run_id)
     if run.status == Run.Status.RUNNING:
         runs_reap_stale()
         run.refresh_from_db()
     results = list(run.score_results.order_by("-is_current", "-created_at", "id"))
-    judges = [r for r in results if r.is_current and r.scorer_kind == "judge" and r.outcome != "skipped"]
-    costs = [r.cost_usd for r in judges]
-    known = [cost for cost in costs if cost is not None]
-    # One unknown price makes the judges' total unknown, as for the agent's cost.
-    judge_cost = {"used": bool(judges), "usd": sum(known, Decimal(0)) if len(known) == len(costs) else None}
-    context = {"section": "runs", "run": run, "score_results": results, "judge_cost": judge_cost}
+    story = build_story(
+        transcript=run.transcript,
+        tool_calls=run.tool_calls,
+        all_tool_calls=run.all_tool_calls,
+        model_calls=run.model_calls,
+    )
+    scoring_ms = sum(result.duration_ms for result in results if result.is_current)
+    context = {
+        "section": "runs",
+        "run": run,
+        "score_results": results,
+        "current_results": [result for result in results if result.is_current],
+        "earlier_results": [result for result in results if not result.is_current],
+        "story": story,
+        "timeline": timeline(story=story, duration_ms=run.duration_ms, scoring_ms=scoring_ms),
+    }
     template = "runs/run_detail.html"
     if request.htmx:
         template += "#run-body"

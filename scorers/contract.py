@@ -58,10 +58,17 @@ In EvalHub every EvalToolCall also has durationMs (number), isError (boolean) an
 schema, schemaValidation: {valid: boolean, message: string}. A tool `result` is the MCP CallToolResult:
 {content: [{type: "text", text: string}, ...], structuredContent?: object, isError: boolean}.
 `toolCalls` are the calls the agent made; `allToolCalls` also includes nested calls.
+A conversation (scripted follow-ups or a simulated user) adds `transcript.userTurns`: the user's messages in order,
+Array<{index: number; source: "prompt" | "scripted" | "simulated"; text: string; firstStep: number}>, where
+index 0 is the scenario's prompt and firstStep is the index in `steps` of the first step answering that message
+(a step belongs to the last turn whose firstStep is not after it); each of its EvalToolCalls has `userTurn`, the
+index of the user turn it answers. A run of one prompt has neither.
 EvalHub also passes a fourth key, `run`, beside input, expected and output:
 type RunFacts = {
   model: string;
-  stopReason: string | null; // completed, max_turns, max_tool_calls, time_limit, token_budget, cost_budget, ...
+  toolMode: "direct" | "code"; // code: the agent's only tool was run_code; allToolCalls holds what its programs called
+  stopReason: string | null; // completed, max_turns, max_tool_calls, time_limit, token_budget, cost_budget,
+                             // user_done, max_user_turns, ...
   durationMs: number | null;
   turns: number; // model calls made
   usage: { inputTokens: number; outputTokens: number; totalTokens: number };
@@ -121,10 +128,12 @@ def run_facts(
     input_tokens: int,
     output_tokens: int,
     cost_usd: Decimal | None,
+    tool_mode: str = "direct",
 ) -> dict[str, Any]:
     """The record's `run` (RunFacts in RECORD_NOTES): JSON-ready, so a cost is a number, never a Decimal."""
     return {
         "model": model,
+        "toolMode": tool_mode,
         "stopReason": stop_reason or None,
         "durationMs": duration_ms,
         "turns": turns,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -40,6 +40,7 @@ __all__ = [
     "SandboxLimits",
     "ScoringOutcome",
     "compile_problem",
+    "run_program",
     "run_scorer",
     "run_scorer_in_process",
 ]
@@ -92,22 +93,52 @@ def run_scorer(code: str, scorer_input: Mapping[str, Any], *, limits: SandboxLim
     if isinstance(early, ScoringOutcome):
         return early
     request = {"op": "score", "code": code, "input": early, "limits": limits_payload(limits)}
+    return _outcome(_in_host(request, limits), limits, started)
+
+
+def run_program(
+    code: str,
+    *,
+    tool_names: list[str],
+    max_calls: int,
+    answer: Callable[[Any], Any],
+    limits: SandboxLimits = DEFAULT_LIMITS,
+) -> tuple[ScoringOutcome, str | None]:
+    """Run a code-mode program (runs/code_mode/engine.py) in a sandbox host, with a scorer's limits and outcome.
+
+    Each `tools.<name>(args)` call of the program is passed to `answer({"name", "args"})`, on this thread, and
+    at most `max_calls` of them. Returns the outcome (its score is meaningless) and the return value as JSON text
+    (None unless the program finished)."""
+    started = time.monotonic()
+    early = _check_sizes(code, {}, limits, started)
+    if isinstance(early, ScoringOutcome):
+        return early, None
+    request = {"op": "run_code", "code": code, "tools": tool_names, "max_calls": max_calls}
+    raw = _in_host({**request, "limits": limits_payload(limits)}, limits, answer)
+    returned = raw.get("returnValue")
+    return _outcome(raw, limits, started), returned if isinstance(returned, str) else None
+
+
+def _in_host(request: Mapping[str, Any], limits: SandboxLimits, answer: Callable[[Any], Any] | None = None) -> Any:
+    """The raw outcome of one request to a pooled sandbox host; a host that is stuck or dies is replaced."""
     try:
         with sandbox_host.POOL.host() as host:
             try:
-                raw = host.request(request, timeout=limits.timeout_seconds + _HOST_GRACE_SECONDS)
+                timeout = limits.timeout_seconds + _HOST_GRACE_SECONDS
+                if answer is None:
+                    return host.request(request, timeout=timeout)
+                return host.converse(request, answer, timeout=timeout)
             except HostStuck:
                 host.kill()
-                raw = raw_error(
+                return raw_error(
                     ErrorKind.TIMEOUT,
                     f"Timed out after {limits.timeout_seconds:g} s: the scorer could not be stopped, so its "
                     "sandbox process was killed.",
                 )
             except HostDied as died:
-                raw = raw_error(*_crash_reason(died.stderr))
+                return raw_error(*_crash_reason(died.stderr))
     except HostStartFailed as failed:
-        raw = raw_error(ErrorKind.SANDBOX_ERROR, str(failed))
-    return _outcome(raw, limits, started)
+        return raw_error(ErrorKind.SANDBOX_ERROR, str(failed))
 
 
 def run_scorer_in_process(

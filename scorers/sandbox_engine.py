@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from scorers.sandbox_harness import HARNESS
 from scorers.sandbox_limits import LEVELS, ErrorKind, SandboxLimits
@@ -111,7 +111,24 @@ def _form(code: str) -> _Form:
     return _Form(declared_name=named.group(2)) if named else _Form()
 
 
-def score(code: str, input_json: str, limits: SandboxLimits) -> dict[str, Any]:
+class Bridge(Protocol):
+    """What code mode (runs/code_mode) adds to a sandboxed evaluation: a script run before the harness, work done
+    between two reads of a pending outcome (answering the code's tool calls) and a last read once it settled.
+    It speaks to V8 only through `racer.eval` of JSON text, like the rest of this module."""
+
+    prelude: str
+    # The code is evaluated as prefix + code + suffix (code mode wraps a program's body in an async function).
+    prefix: str
+    suffix: str
+
+    def serve(self, racer: Any, timeout: float) -> float:
+        """Answer what the code asked for; return the seconds spent outside V8 (not charged to the code)."""
+        ...
+
+    def finish(self, racer: Any) -> None: ...
+
+
+def score(code: str, input_json: str, limits: SandboxLimits, bridge: Bridge | None = None) -> dict[str, Any]:
     """Run one scorer on one record (`input_json` = {input, expected, output} as JSON) in a fresh context.
 
     Returns the raw outcome that `scorers.sandbox` turns into a ScoringOutcome: status, score, error_kind,
@@ -119,15 +136,17 @@ def score(code: str, input_json: str, limits: SandboxLimits) -> dict[str, Any]:
     """
     from py_mini_racer import JSEvalException, JSOOMException, JSTimeoutException
 
-    form = _form(code)
+    form = _form(code) if bridge is None else _Form(prefix=bridge.prefix)
+    suffix = bridge.suffix if bridge else ""
     js_limits = {
         "maxLines": limits.max_console_lines,
         "maxChars": limits.max_console_bytes,
         "maxMessageChars": limits.max_message_chars,
     }
-    arguments = [js_limits, form.prefix + code + _SOURCE_URL, input_json, form.declared_name]
+    arguments = [js_limits, form.prefix + code + suffix + _SOURCE_URL, input_json, form.declared_name]
     # ensure_ascii: the script is plain ASCII, so lone surrogates in the record cannot break its UTF-8 encoding.
-    script = HARNESS + "(" + ",".join(json.dumps(argument) for argument in arguments) + ")"
+    prelude = bridge.prelude if bridge else ""
+    script = prelude + HARNESS + "(" + ",".join(json.dumps(argument) for argument in arguments) + ")"
     timeout = limits.timeout_seconds
     with _context(limits) as racer:
         deadline = time.monotonic() + timeout
@@ -151,7 +170,7 @@ def score(code: str, input_json: str, limits: SandboxLimits) -> dict[str, Any]:
             return _errored(bad.kind, bad.message)
 
         if document["state"] == "syntax":
-            return _syntax_error(racer, form.prefix + code, form.prefix, document, limits)
+            return _syntax_error(racer, form.prefix + code + suffix, form.prefix, document, limits)
 
         pause = 0.001
         first = True
@@ -173,6 +192,10 @@ def score(code: str, input_json: str, limits: SandboxLimits) -> dict[str, Any]:
                 remaining = max(deadline - time.monotonic(), 0.001)
             first = False
             try:
+                if bridge is not None and (outside := bridge.serve(racer, remaining)) > 0:
+                    # Time spent waiting for the code's tool calls is not the code's own running time.
+                    deadline += outside
+                    remaining, pause = max(deadline - time.monotonic(), 0.001), 0.001
                 document = _read(racer.eval("__evalhub_outcome()", timeout_sec=remaining), limits)
             except JSTimeoutException:
                 # The isolate is still busy with microtasks: reading the console again would wait behind them.
@@ -189,6 +212,8 @@ def score(code: str, input_json: str, limits: SandboxLimits) -> dict[str, Any]:
                 return _errored(ErrorKind.EXCEPTION, "The scorer failed: " + _first_lines(str(error), 3), document)
             except _BadDocument as bad:
                 return _errored(bad.kind, bad.message)
+        if bridge is not None and document["state"] == "ok":
+            bridge.finish(racer)
         return _finished(document, limits)
 
 

@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,11 @@ _BOOT = f"import sys; sys.path.insert(0, {str(_PROJECT_DIR)!r}); from scorers.sa
 
 def serve() -> None:
     """Main loop of the host process. Requests: {"op": "score", "code", "input" (JSON text), "limits"
-    (SandboxLimits fields)}; replies: the engine's raw outcome plus "recycle"."""
+    (SandboxLimits fields)}; replies: the engine's raw outcome plus "recycle".
+
+    {"op": "run_code", ...} runs a code-mode program (runs/code_mode/engine.py): while it runs, the host may
+    write {"tool_call": …} lines and reads one answer line for each (see `Host.converse`)."""
+    from runs.code_mode.engine import run_program
     from scorers.sandbox_engine import raw_error, score, warm_up
     from scorers.sandbox_limits import ErrorKind, SandboxLimits
 
@@ -48,10 +52,20 @@ def serve() -> None:
     warm_up()
     replies.write(b'{"ready": true}\n')
     replies.flush()
-    for line in sys.stdin.buffer:
+
+    def ask(question: dict[str, Any]) -> Any:
+        replies.write(json.dumps({"tool_call": question}).encode() + b"\n")
+        replies.flush()
+        return json.loads(sys.stdin.buffer.readline())
+
+    while line := sys.stdin.buffer.readline():
         try:
             request = json.loads(line)
-            reply = score(request["code"], request["input"], SandboxLimits(**request["limits"]))
+            limits = SandboxLimits(**request["limits"])
+            if request.get("op") == "run_code":
+                reply = run_program(request["code"], request["tools"], request["max_calls"], limits, ask)
+            else:
+                reply = score(request["code"], request["input"], limits)
         except Exception as error:  # a bug of ours must not end the host
             reply = raw_error(ErrorKind.SANDBOX_ERROR, f"The sandbox failed: {type(error).__name__}: {error}")
         reply["recycle"] = _rss_bytes() > RECYCLE_RSS_BYTES
@@ -129,7 +143,9 @@ class Host:
             self.process.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._died() from None
-        line = self._read_line(time.monotonic() + timeout)
+        return self._reply(self._read_line(time.monotonic() + timeout))
+
+    def _reply(self, line: bytes) -> dict[str, Any]:
         try:
             reply = json.loads(line)
         except ValueError:
@@ -139,6 +155,26 @@ class Host:
             raise HostDied(self.stderr)
         if reply.get("recycle"):
             self.retired = True
+        return reply
+
+    def converse(self, payload: Mapping[str, Any], answer: Callable[[Any], Any], *, timeout: float) -> dict[str, Any]:
+        """Like `request`, for a request during which the host asks questions ({"tool_call": …} lines): each is
+        answered with `answer`'s value. `timeout` applies to each wait for the host, not to the answers."""
+        reply = self.request(payload, timeout=timeout)
+        while "tool_call" in reply:
+            assert self.process.stdin is not None
+            try:
+                response = answer(reply["tool_call"])
+            except BaseException:
+                # The host waits for an answer that will not come (the run was cancelled or timed out).
+                self.kill()
+                raise
+            try:
+                self.process.stdin.write(json.dumps(response).encode() + b"\n")
+                self.process.stdin.flush()
+            except (BrokenPipeError, OSError):
+                raise self._died() from None
+            reply = self._reply(self._read_line(time.monotonic() + timeout))
         return reply
 
     def kill(self) -> None:

@@ -229,6 +229,8 @@ def _mount_routers() -> None:
     from evalhub.api.system import router as system_router
     from evalhub.scenarios.api import router as scenarios_router
     from evalhub.servers.api import router as servers_router
+    from evalhub.suites.api import router as suites_router
+    from evalhub.suites.api import schemas_router
     from runs.api import router as runs_router
     from runs.experiments.api import router as experiments_router
     from scorers.api import router as scorers_router
@@ -239,6 +241,8 @@ def _mount_routers() -> None:
     api.add_router("/experiments", experiments_router, tags=["experiments"])
     api.add_router("", system_router, tags=["system"])
     api.add_router("/scorers", scorers_router, tags=["scorers"])
+    api.add_router("/suites", suites_router, tags=["suites"])
+    api.add_router("/schemas", schemas_router, tags=["suites"])
 
 
 _mount_routers()

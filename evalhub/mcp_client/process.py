@@ -133,19 +133,24 @@ async def terminate_group(process: Process, *, grace: float, term_wait: float = 
         with anyio.move_on_after(grace):
             while process.returncode is None:
                 await anyio.sleep(_POLL_INTERVAL)
-    if not _signal_group(pgid, signal.SIGTERM):
-        return
-    with anyio.move_on_after(term_wait):
-        while _group_alive(pgid):
-            # Reading returncode lets the event loop reap the leader; a zombie leader keeps the group alive.
-            _ = process.returncode
-            await anyio.sleep(_POLL_INTERVAL)
-        return
-    _signal_group(pgid, signal.SIGKILL)
-    # SIGKILL is delivered asynchronously; wait (bounded) until the kernel has actually removed the group.
+    if _signal_group(pgid, signal.SIGTERM) and not await _group_gone(pgid, term_wait):
+        _signal_group(pgid, signal.SIGKILL)
+        # SIGKILL is delivered asynchronously; wait (bounded) until the kernel has actually removed the group.
+        await _group_gone(pgid, 1.0)
+    # The leader may be a zombie that asyncio's child watcher has not reaped yet. Wait for it (bounded): closing
+    # the transport polls the process, which would reap it first and leave the watcher reporting exit code 255.
     with anyio.move_on_after(1.0):
-        while _group_alive(pgid) or process.returncode is None:
+        while process.returncode is None:
             await anyio.sleep(_POLL_INTERVAL)
+
+
+async def _group_gone(pgid: int, timeout: float) -> bool:
+    """Whether every member of the group has exited within `timeout` s."""
+    with anyio.move_on_after(timeout):
+        while _group_alive(pgid):
+            await anyio.sleep(_POLL_INTERVAL)
+        return True
+    return False
 
 
 def close_transport(process: Process) -> None:

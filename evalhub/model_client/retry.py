@@ -24,6 +24,10 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+# A retry that would have less than this left of the budget cannot get an answer; giving up reports the real
+# error (a 502, say) instead of a timeout the budget itself caused.
+SHORTEST_USEFUL_ATTEMPT_SECONDS = 0.2
+
 
 def retry_after_seconds(headers: Mapping[str, str], *, now: datetime | None = None) -> float | None:
     """Seconds the server asked us to wait: `retry-after-ms` (OpenAI), else `Retry-After` in seconds or as
@@ -130,7 +134,7 @@ def call_with_retries(
             asked = retry_after_seconds(exc.response.headers) if isinstance(exc, openai.APIStatusError) else None
             if asked is not None:
                 delay = max(delay, asked)
-            if clock() + delay >= deadline:
+            if clock() + delay + SHORTEST_USEFUL_ATTEMPT_SECONDS >= deadline:
                 if asked is not None and asked == delay:
                     attempts.refused_wait = asked
                 raise GaveUp(exc, attempts) from exc

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -58,7 +58,14 @@ def _expectations_components() -> dict[str, Any]:
 OPENAPI_COMPONENTS = _expectations_components()
 # A marker evalhub.api replaces by a reference to the component: pydantic refuses $refs to schemas it did not make.
 EXPECTATIONS_FIELD_SCHEMA: dict[str, Any] = {COMPONENT_MARKER: "Expectations"}
+TOOL_MODE_HELP = '"direct": the model calls the tools; "code": it is offered one tool, run_code, and writes JavaScript.'
 EXPECTATIONS_HELP = "Declarative checks of a run (kinds and matchers in the Expectations schema), scored as one."
+CONVERSATION_HELP = (
+    'Empty: one prompt. {"turns": ["follow-up", ...]}: scripted user messages, each sent once the agent has '
+    'answered. {"simulate": {"goal", "persona"?, "model"?, "provider_id"?, "max_user_turns"? (1-50, default 6), '
+    '"goal_tool"?}}: a simulated user answering from `expected`, until it replies DONE, the agent calls goal_tool '
+    "without an error, or max_user_turns."
+)
 
 # API field → ScenarioForm field, to put the form's errors where the client's fields are.
 FORM_FIELDS = {
@@ -86,9 +93,11 @@ class ScenarioOut(Schema):
     expectations: list[dict[str, Any]] = Field(
         description=EXPECTATIONS_HELP, json_schema_extra=EXPECTATIONS_FIELD_SCHEMA
     )
+    conversation: dict[str, Any] = Field(description=CONVERSATION_HELP)
     tags: list[str]
     scorer_ids: list[int]
     pass_threshold: float
+    tool_mode: str = Field(description=TOOL_MODE_HELP)
     max_turns: int
     max_tool_calls: int
     time_limit_seconds: int
@@ -111,9 +120,11 @@ class ScenarioIn(Schema):
     expected_tools: list[str] = []
     expected: Any = None
     expectations: Any = Field([], description=EXPECTATIONS_HELP, json_schema_extra=EXPECTATIONS_FIELD_SCHEMA)
+    conversation: Any = Field({}, description=CONVERSATION_HELP)
     tags: list[str] = []
     scorer_ids: list[Id] = Field([], description="None: the default scorer (were the expected tools called?).")
     pass_threshold: float = 0.7
+    tool_mode: Literal["direct", "code"] = Field("direct", description=TOOL_MODE_HELP)
     max_turns: int = 10
     max_tool_calls: int = 25
     time_limit_seconds: int = 300
@@ -135,9 +146,11 @@ class ScenarioPatch(Schema):
     expected_tools: list[str] | None = None
     expected: Any = None
     expectations: Any = Field(None, description=EXPECTATIONS_HELP, json_schema_extra=EXPECTATIONS_FIELD_SCHEMA)
+    conversation: Any = Field(None, description=CONVERSATION_HELP)
     tags: list[str] | None = None
     scorer_ids: list[Id] | None = None
     pass_threshold: float | None = None
+    tool_mode: Literal["direct", "code"] | None = Field(None, description=TOOL_MODE_HELP)
     max_turns: int | None = None
     max_tool_calls: int | None = None
     time_limit_seconds: int | None = None
@@ -172,9 +185,11 @@ def scenario_out(scenario: Scenario) -> dict[str, Any]:
         "expected_tools": list(scenario.expected_tools),
         "expected": scenario.expected,
         "expectations": list(scenario.expectations),
+        "conversation": dict(scenario.conversation),
         "tags": [tag.name for tag in scenario.tags.all()],
         "scorer_ids": [scorer.pk for scorer in scenario.scorers.all()],
         "pass_threshold": scenario.pass_threshold,
+        "tool_mode": scenario.tool_mode,
         "max_turns": scenario.max_turns,
         "max_tool_calls": scenario.max_tool_calls,
         "time_limit_seconds": scenario.time_limit_seconds,
@@ -216,9 +231,11 @@ def _form_data(values: dict[str, Any]) -> dict[str, Any]:
         "expected_tools_text": "\n".join(values["expected_tools"]),
         "expected": "" if values["expected"] is None else json.dumps(values["expected"]),
         "expectations": json.dumps(values["expectations"]),
+        "conversation": "" if values["conversation"] is None else json.dumps(values["conversation"]),
         "tags_text": ", ".join(values["tags"]),
         "scorers": values["scorer_ids"],
         "pass_threshold": values["pass_threshold"],
+        "tool_mode": values["tool_mode"],
         "max_turns": values["max_turns"],
         "max_tool_calls": values["max_tool_calls"],
         "time_limit_seconds": values["time_limit_seconds"],
@@ -276,7 +293,9 @@ def update_scenario(request: HttpRequest, scenario_id: int, payload: ScenarioPat
     require_change(acting_user(request), scenario)
     changes = payload.dict(exclude_unset=True)
     values = patched(
-        scenario_out(scenario), changes, nullable=("expected", "expectations", "token_budget", "cost_budget_usd")
+        scenario_out(scenario),
+        changes,
+        nullable=("expected", "expectations", "conversation", "token_budget", "cost_budget_usd"),
     )
     if "model" in changes and "provider_id" not in changes:
         values["provider_id"] = None  # A new model may live at another provider: find it again.

@@ -9,8 +9,10 @@ from typing import Any
 from django import forms
 
 from evalhub.providers.model_choices import model_choices, model_value, parse_model_value
+from evalhub.providers.models import Provider
 from evalhub.scenarios.models import DEFAULT_MAX_TOKENS, Scenario, Tag
 from evalhub.storable import refusal, storable
+from runs.conversation.spec import parse_conversation, validate_conversation
 from scorers.expectations import validate_expectations
 from scorers.models import Scorer
 
@@ -52,6 +54,18 @@ class ExpectationsField(JSONTextField):
             raise forms.ValidationError([forms.ValidationError(error, code="invalid_expectation") for error in errors])
 
 
+class ConversationField(JSONTextField):
+    """Follow-up turns or a simulated user as JSON (runs/conversation/spec.py); empty means one prompt."""
+
+    def to_python(self, value: Any) -> Any:
+        return super().to_python(value) if (value or "").strip() else {}
+
+    def validate(self, value: Any) -> None:
+        errors = validate_conversation(value)
+        if errors:
+            raise forms.ValidationError([forms.ValidationError(error, code="invalid_conversation") for error in errors])
+
+
 class ScenarioForm(forms.ModelForm):
     model_choice = forms.ChoiceField(label="Model")
     expected_tools_text = forms.CharField(
@@ -71,6 +85,22 @@ class ScenarioForm(forms.ModelForm):
         widget=forms.Textarea(attrs={"rows": 4, "class": "mono", "placeholder": '{"city": "Paris"}'}),
         help_text="Optional JSON handed to scorers as `expected`.",
     )
+    conversation = ConversationField(
+        required=False,
+        widget=forms.Textarea(
+            attrs={
+                "rows": 7,
+                "class": "mono",
+                "spellcheck": "false",
+                "placeholder": '{"turns": ["From London on 2026-12-18, 2 passengers."]}\nor\n'
+                '{"simulate": {"goal": "Book a flight to Paris", "max_user_turns": 3, "goal_tool": "book_flight"}}',
+            }
+        ),
+        help_text='Empty: one prompt. Scripted: {"turns": [follow-up messages]}, each sent once the agent has '
+        'answered the previous one. Simulated user: {"simulate": {goal, persona, model, provider_id, '
+        "max_user_turns (default 6), goal_tool}}; it answers from `expected` and replies DONE when it is done; "
+        "model and provider_id default to the scenario's. Budgets apply to the whole conversation.",
+    )
     scorers = forms.ModelMultipleChoiceField(
         queryset=Scorer.objects.all(),
         required=False,
@@ -89,6 +119,7 @@ class ScenarioForm(forms.ModelForm):
             "server",
             "prompt",
             "system_prompt",
+            "tool_mode",
             "max_turns",
             "max_tool_calls",
             "time_limit_seconds",
@@ -110,8 +141,10 @@ class ScenarioForm(forms.ModelForm):
         "model_choice",
         "prompt",
         "system_prompt",
+        "tool_mode",
         "expected_tools_text",
         "expected",
+        "conversation",
         "expectations",
         "scorers",
         "pass_threshold",
@@ -132,6 +165,7 @@ class ScenarioForm(forms.ModelForm):
         self.fields["pass_threshold"].help_text = "A run passes when its score is at least this (0 to 1)."
         # Empty means the default, so forms and API clients from before this setting keep working.
         self.fields["max_tokens"].required = False
+        self.fields["tool_mode"].required = False
         self.fields["max_tokens"].help_text += f" Empty: {DEFAULT_MAX_TOKENS}."
         scenario: Scenario = self.instance
         if scenario.pk:
@@ -139,6 +173,7 @@ class ScenarioForm(forms.ModelForm):
             self.initial["expected_tools_text"] = "\n".join(scenario.expected_tools)
             self.initial["expected"] = scenario.expected
             self.initial["expectations"] = scenario.expectations
+            self.initial["conversation"] = scenario.conversation or None
             self.initial["tags_text"] = ", ".join(tag.name for tag in scenario.tags.all())
             self.initial["scorers"] = list(scenario.scorers.all())
 
@@ -158,12 +193,38 @@ class ScenarioForm(forms.ModelForm):
             raise forms.ValidationError(refusal(problems[0].under("expected")), code="invalid_json")
         return value
 
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned: dict[str, Any] = self.cleaned_data
+        simulation = parse_conversation(cleaned["conversation"]).simulation if "conversation" in cleaned else None
+        if simulation is None or not (simulation.model or simulation.provider_id) or "model_choice" not in cleaned:
+            return cleaned
+        provider, _ = parse_model_value(cleaned["model_choice"])
+        if simulation.provider_id is not None:
+            found = Provider.objects.filter(pk=simulation.provider_id).first()
+            if found is None:
+                self.add_error(
+                    "conversation", f"conversation.simulate.provider_id: no provider {simulation.provider_id}."
+                )
+                return cleaned
+            provider = found
+        if simulation.model and provider.model_names and simulation.model not in provider.model_names:
+            self.add_error(
+                "conversation",
+                f"conversation.simulate.model: {provider.name} does not serve {simulation.model!r} "
+                f"(it serves {', '.join(provider.model_names)}).",
+            )
+        return cleaned
+
     def clean_expected_tools_text(self) -> list[str]:
         names = [line.strip() for line in re.split(r"[\n,]", self.cleaned_data["expected_tools_text"]) if line.strip()]
         bad = [name for name in names if not TOOL_NAME.match(name)]
         if bad:
             raise forms.ValidationError(f"Not a tool name: {', '.join(bad)}. Use one name per line.")
         return names
+
+    def clean_tool_mode(self) -> str:
+        return str(self.cleaned_data["tool_mode"] or Scenario.ToolMode.DIRECT)
 
     def clean_max_tokens(self) -> int:
         value: int | None = self.cleaned_data["max_tokens"]
@@ -182,6 +243,7 @@ class ScenarioForm(forms.ModelForm):
         scenario.expected_tools = self.cleaned_data["expected_tools_text"]
         scenario.expected = self.cleaned_data["expected"]
         scenario.expectations = self.cleaned_data["expectations"]
+        scenario.conversation = self.cleaned_data["conversation"]
         if commit:
             scenario.save()
             scenario.tags.set([Tag.objects.get_or_create(name=name)[0] for name in self.cleaned_data["tags_text"]])

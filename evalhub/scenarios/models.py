@@ -34,6 +34,19 @@ class Scenario(models.Model):
     server = models.ForeignKey(McpServer, on_delete=models.PROTECT, related_name="scenarios")
     provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="scenarios")
     model = models.CharField(max_length=200)
+
+    class ToolMode(models.TextChoices):
+        DIRECT = "direct", "Direct: the model calls the tools"
+        CODE = "code", "Code mode: the model writes JavaScript that calls the tools"
+
+    tool_mode = models.CharField(
+        "tool mode",
+        max_length=10,
+        choices=ToolMode.choices,
+        default=ToolMode.DIRECT,
+        help_text="Code mode offers one tool, run_code, whose description is the server's tools as a typed "
+        "JavaScript API; each tool call the program makes is recorded as a nested call.",
+    )
     max_turns = models.PositiveSmallIntegerField(default=10, validators=[MinValueValidator(1), MaxValueValidator(100)])
     max_tool_calls = models.PositiveSmallIntegerField(
         default=25, validators=[MinValueValidator(1), MaxValueValidator(500)]
@@ -69,6 +82,8 @@ class Scenario(models.Model):
         default=list, blank=True, help_text="Declarative checks of the run (scorers/expectations), scored as one."
     )
     expected = models.JSONField(null=True, blank=True, help_text="Free JSON handed to scorers as `expected`.")
+    # Empty: one prompt. Else scripted follow-ups or a simulated user (runs/conversation/spec.py).
+    conversation = models.JSONField(default=dict, blank=True)
     tags = models.ManyToManyField(Tag, blank=True, related_name="scenarios")
     pass_threshold = models.FloatField(
         default=DEFAULT_PASS_THRESHOLD, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]

@@ -46,6 +46,8 @@ def scenario_copied_parts(scenario: Scenario) -> str:
         parts.append("the expected tools")
     if scenario.expected is not None:
         parts.append("the expected JSON")
+    if scenario.conversation:
+        parts.append("the conversation")
     return _and(parts)
 
 

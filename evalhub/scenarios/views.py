@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from evalhub.htmx import HtmxHttpRequest
 from evalhub.permissions import require_change
 from evalhub.scenarios import services
 from evalhub.scenarios.expectations_editor import editor_spec, expectations_check
@@ -16,6 +17,7 @@ from evalhub.scenarios.forms import ScenarioForm
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.servers.models import McpServer
 from runs.charts import score_history_chart
+from runs.costs import with_judge_cost
 from runs.heartbeat import runs_reap_stale
 from runs.models import Run
 from runs.quota import QuotaExceeded
@@ -23,13 +25,20 @@ from runs.services import run_start, runs_start_many
 
 
 def _with_last_run(queryset):  # type: ignore[no-untyped-def]
-    last = Run.objects.filter(scenario=OuterRef("pk")).order_by("-created_at", "-id")
+    """Each scenario's latest run, its latest scored run and its newest run still under way: the last score stays
+    in view while a newer run is queued or running, and is replaced once that run is scored."""
+    runs = Run.objects.filter(scenario=OuterRef("pk")).order_by("-created_at", "-id")
+    scored = runs.filter(status=Run.Status.DONE)
+    active = runs.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING])
     return queryset.annotate(
-        last_run_id=Subquery(last.values("pk")[:1]),
-        last_status=Subquery(last.values("status")[:1]),
-        last_score=Subquery(last.values("score")[:1]),
-        last_passed=Subquery(last.values("passed")[:1]),
-        last_run_at=Subquery(last.values("created_at")[:1]),
+        last_run_id=Subquery(runs.values("pk")[:1]),
+        last_status=Subquery(runs.values("status")[:1]),
+        last_run_at=Subquery(runs.values("created_at")[:1]),
+        scored_run_id=Subquery(scored.values("pk")[:1]),
+        scored_score=Subquery(scored.values("score")[:1]),
+        scored_passed=Subquery(scored.values("passed")[:1]),
+        active_run_id=Subquery(active.values("pk")[:1]),
+        active_status=Subquery(active.values("status")[:1]),
     )
 
 
@@ -44,6 +53,14 @@ def scenario_list(request: HttpRequest) -> HttpResponse:
         "has_servers": McpServer.objects.exists(),
     }
     return render(request, "evalhub/scenario_list.html", context)
+
+
+@require_GET
+def scenario_last_score(request: HttpRequest, scenario_id: int) -> HttpResponse:
+    """The "Last score" cell of one scenario, which polls here while one of its runs is under way."""
+    runs_reap_stale()
+    scenario = get_object_or_404(_with_last_run(Scenario.objects.all()), pk=scenario_id)
+    return render(request, "evalhub/_scenario_last_score.html", {"scenario": scenario})
 
 
 @require_http_methods(["GET", "POST"])
@@ -100,18 +117,22 @@ def _warn_unknown_tools(request: HttpRequest, scenario: Scenario) -> None:
 
 
 @require_GET
-def scenario_detail(request: HttpRequest, scenario_id: int) -> HttpResponse:
+def scenario_detail(request: HtmxHttpRequest, scenario_id: int) -> HttpResponse:
     scenario = get_object_or_404(Scenario.objects.select_related("server", "provider"), pk=scenario_id)
     runs_reap_stale()  # a dead worker's runs show as lost, even when no worker is alive to reap them
-    recent = list(scenario.runs.order_by("-created_at", "-id")[:30])
+    recent = list(with_judge_cost(scenario.runs.order_by("-created_at", "-id"))[:30])
     context = {
         "section": "scenarios",
         "scenario": scenario,
         "recent_runs": recent[:10],
         "chart": score_history_chart(recent[::-1], threshold=scenario.pass_threshold),
-        "unknown_tools": scenario.unknown_expected_tools(),
+        "polling": any(not run.is_finished for run in recent[:10]),
     }
-    return render(request, "evalhub/scenario_detail.html", context)
+    template = "evalhub/scenario_detail.html"
+    if request.htmx:
+        return render(request, template + "#scenario-runs", context)
+    context["unknown_tools"] = scenario.unknown_expected_tools()
+    return render(request, template, context)
 
 
 @require_POST

@@ -108,6 +108,7 @@ class LocalBackend:
                 scenario_ids=body.get("scenario_ids"),
                 models=[(m["model"], m.get("provider_id")) for m in body["models"]],
                 trials=body["trials"],
+                modes=body.get("modes") or [],
                 label=body.get("label", ""),
                 baseline=body.get("baseline_id"),
                 user=None,

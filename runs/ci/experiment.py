@@ -9,7 +9,7 @@ comparison with its baseline, writes JSON and JUnit (one test case per cell), an
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TextIO
 
@@ -24,6 +24,7 @@ from runs.experiments.reports import gate, matrix_rows, render_experiment_report
 class ExperimentOptions:
     models: list[str]
     trials: int
+    modes: list[str] = field(default_factory=list)  # empty: each scenario's own tool mode
     label: str = ""
     baseline: str = ""  # "pinned", an experiment id, or "" for none
     fail_on_regression: bool = False
@@ -41,6 +42,7 @@ def _body(backend: Backend, options: Options, experiment: ExperimentOptions) -> 
     body: dict[str, Any] = {
         "models": [{"model": model} for model in experiment.models],
         "trials": experiment.trials,
+        "modes": experiment.modes,
         "label": experiment.label,
     }
     # One tag and nothing else is recorded as the tag, so the experiment can be (and use) the tag's pinned baseline.

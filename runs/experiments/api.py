@@ -58,6 +58,9 @@ class ExperimentIn(Schema):
     scenario_ids: list[Id] = Field([], max_length=500)
     tag: str | None = Field(None, max_length=50, description="Every scenario with this tag (instead of scenario_ids).")
     models: list[ModelIn] = Field(..., min_length=1, max_length=20)
+    modes: list[Literal["direct", "code"]] = Field(
+        [], max_length=2, description="Run every model in each of these tool modes; empty: each scenario's own."
+    )
     trials: int = Field(DEFAULT_TRIALS, ge=MIN_TRIALS, le=MAX_TRIALS)
     baseline_id: Id | Literal["pinned"] | None = Field(
         None, description='An experiment id, or "pinned" for the baseline pinned for `tag` (none if nothing is).'
@@ -68,6 +71,7 @@ class ModelOut(Schema):
     provider_id: int | None
     provider: str
     model: str
+    tool_mode: str = Field("", description='"direct" or "code" when the experiment compares modes; else "".')
 
 
 class CellOut(Schema):
@@ -77,6 +81,8 @@ class CellOut(Schema):
     provider_id: int | None
     provider_name: str
     model: str
+    tool_mode: str = Field("", description='"direct" or "code" when the experiment compares modes; else "".')
+    column: int = Field(description="The cell's column: its index in the experiment's `models` and `totals`.")
     trials: int
     finished: int
     counted: int = Field(description="Trials that ran to a result (done or errored); cancelled ones are not counted.")
@@ -199,6 +205,7 @@ def start_experiment(request: HttpRequest, payload: ExperimentIn) -> Status:
             tag=payload.tag or "",
             scenario_ids=payload.scenario_ids,
             models=[(m.model, m.provider_id) for m in payload.models],
+            modes=list(dict.fromkeys(payload.modes)),
             trials=payload.trials,
             baseline=payload.baseline_id,
             user=acting_user(request),

@@ -209,7 +209,7 @@ def compare_experiments(
         named = (new or old).cell  # type: ignore[union-attr]
         old_outcome, new_outcome = _outcome(old), _outcome(new)
         verdict = compare_cells(old_outcome, new_outcome) if old_outcome and new_outcome else None
-        rows.append(CellComparison(named.scenario_name, named.model, old, new, verdict))
+        rows.append(CellComparison(named.scenario_name, named.model_label, old, new, verdict))
     common = [row for row in rows if row.baseline and row.candidate]
 
     def cost(side: str) -> float | None:

@@ -27,6 +27,13 @@ class ExperimentForm(forms.Form):
     models = forms.MultipleChoiceField(
         widget=forms.CheckboxSelectMultiple, help_text="The matrix's columns: any provider's models."
     )
+    modes = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        choices=[("direct", "Direct tool calls"), ("code", "Code mode (run_code)")],
+        help_text="Run every model in each mode checked, to compare them on the same scenarios. None: each "
+        "scenario's own mode.",
+    )
     trials = forms.IntegerField(
         min_value=MIN_TRIALS,
         max_value=MAX_TRIALS,

@@ -122,6 +122,8 @@ class CellView:
             "provider_id": cell.provider_id,
             "provider_name": cell.provider_name,
             "model": cell.model,
+            "tool_mode": cell.tool_mode,
+            "column": cell.column,
             "trials": cell.trials,
             "finished": cell.finished,
             "counted": cell.counted,
@@ -242,13 +244,16 @@ class Matrix:
 
 
 def column_label(choice: dict[str, Any], duplicates: set[str]) -> str:
-    """The model's name; with its provider when two providers' models share a name."""
+    """The model's name; with its provider when two providers' models share a name, and its tool mode when the
+    experiment compares modes."""
     model = str(choice["model"])
-    return f"{model} ({choice['provider']})" if model in duplicates else model
+    label = f"{model} ({choice['provider']})" if model in duplicates else model
+    return f"{label} · {choice['tool_mode']}" if choice.get("tool_mode") else label
 
 
 def build_matrix(experiment: Experiment, cells: list[ExperimentCell]) -> Matrix:
-    names = [str(c["model"]) for c in experiment.model_list]
+    # A model run in two tool modes is one model: only two providers' models sharing a name are told apart.
+    names = [model for model, _ in dict.fromkeys((str(c["model"]), str(c["provider"])) for c in experiment.model_list)]
     duplicates = {name for name in names if names.count(name) > 1}
     columns = [column_label(choice, duplicates) for choice in experiment.model_list]
     grid: dict[int, list[CellView | None]] = {}

@@ -62,6 +62,8 @@ class ExperimentCell(models.Model):
     provider = models.ForeignKey(Provider, null=True, on_delete=models.SET_NULL, related_name="+")
     provider_name = models.CharField(max_length=120)
     model = models.CharField(max_length=200)
+    # The column's tool mode when the experiment compares modes (runs/code_mode); "" = each scenario's own.
+    tool_mode = models.CharField(max_length=10, blank=True, default="")
     row = models.PositiveIntegerField()
     column = models.PositiveIntegerField()
 
@@ -90,13 +92,19 @@ class ExperimentCell(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.scenario_name} \N{MULTIPLICATION SIGN} {self.model}"
+        mode = f" ({self.tool_mode})" if self.tool_mode else ""
+        return f"{self.scenario_name} \N{MULTIPLICATION SIGN} {self.model}{mode}"
 
     @property
-    def key(self) -> tuple[int | None, str]:
-        """What makes two experiments' cells the same cell: the scenario and the model (the provider may be
-        re-created, the model name is what was measured)."""
-        return (self.scenario_id, self.model)
+    def model_label(self) -> str:
+        """The model as a comparison names it: with its tool mode when the experiment compares modes."""
+        return f"{self.model} · {self.tool_mode}" if self.tool_mode else self.model
+
+    @property
+    def key(self) -> tuple[int | None, str, str]:
+        """What makes two experiments' cells the same cell: the scenario, the model (the provider may be
+        re-created, the model name is what was measured) and the tool mode."""
+        return (self.scenario_id, self.model, self.tool_mode)
 
 
 class BaselinePin(models.Model):

@@ -94,17 +94,18 @@ def cell_text(cell: dict[str, Any]) -> str:
 
 
 def matrix_rows(experiment: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """The matrix as text: a header (Scenario, then each model) and one row per scenario, then the totals."""
-    models = list(dict.fromkeys(cell["model"] for cell in experiment["cells"]))
-    by_scenario: dict[str, dict[str, str]] = {}
+    """The matrix as text: a header (Scenario, then each column: a model, with its tool mode when modes are
+    compared) and one row per scenario, then the totals."""
+    columns = [totals["model"] for totals in experiment["totals"]]
+    by_scenario: dict[str, dict[int, str]] = {}
     for cell in experiment["cells"]:
-        by_scenario.setdefault(cell["scenario_name"], {})[cell["model"]] = cell_text(cell)
-    rows = [[name, *(cells.get(model, "—") for model in models)] for name, cells in by_scenario.items()]
+        by_scenario.setdefault(cell["scenario_name"], {})[cell["column"]] = cell_text(cell)
+    rows = [[name, *(cells.get(column, "—") for column in range(len(columns)))] for name, cells in by_scenario.items()]
     totals = [
         f"{_rate(t['pass_rate'])} [{t['pass_rate_interval'][0]:.0%} to {t['pass_rate_interval'][1]:.0%}]"
         for t in experiment["totals"]
     ]
-    return ["Scenario", *models], [*rows, ["All (95 % interval)", *totals]]
+    return ["Scenario", *columns], [*rows, ["All (95 % interval)", *totals]]
 
 
 def to_markdown(experiment: dict[str, Any], comparison: dict[str, Any] | None, *, title: str) -> str:

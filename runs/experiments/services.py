@@ -6,7 +6,7 @@ single run takes, so the worker, scoring, reports and the Runs list need nothing
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
@@ -49,12 +49,21 @@ class ExperimentQuotaExceeded(QuotaExceeded):
 
 @dataclass(frozen=True)
 class ModelChoice:
+    """A column of the matrix: a model, and the tool mode it runs in ("" = each scenario's own)."""
+
     provider: Provider
     model: str
+    tool_mode: str = ""
 
     @property
     def record(self) -> dict[str, object]:
-        return {"provider_id": self.provider.pk, "provider": self.provider.name, "model": self.model}
+        record = {"provider_id": self.provider.pk, "provider": self.provider.name, "model": self.model}
+        return record | ({"tool_mode": self.tool_mode} if self.tool_mode else {})
+
+
+def with_modes(models: list[ModelChoice], modes: list[str]) -> list[ModelChoice]:
+    """Each model once per tool mode (direct, code), so the same scenarios compare both; no modes: as chosen."""
+    return [replace(choice, tool_mode=mode) for choice in models for mode in modes] if modes else models
 
 
 def model_resolve(*, model: str, provider_id: int | None = None) -> ModelChoice:
@@ -119,7 +128,7 @@ def experiment_start(
         raise ExperimentInvalid("Pick at least one scenario, or a tag.", field="scenarios")
     if not models:
         raise ExperimentInvalid("Pick at least one model.", field="models")
-    models = list({(c.provider.pk, c.model): c for c in models}.values())
+    models = list({(c.provider.pk, c.model, c.tool_mode): c for c in models}.values())
     needed = len(scenarios) * len(models) * trials
     with transaction.atomic():
         try:
@@ -145,6 +154,7 @@ def experiment_start(
                 provider=choice.provider,
                 provider_name=choice.provider.name,
                 model=choice.model,
+                tool_mode=choice.tool_mode,
                 row=row,
                 column=column,
                 trials=trials,
@@ -163,6 +173,7 @@ def experiment_start(
                         provider=choice.provider,
                         cell=by_position[(row, column)],
                         trial=trial,
+                        tool_mode=choice.tool_mode,
                     )
     return experiment
 
@@ -173,6 +184,7 @@ def experiment_start_requested(
     scenario_ids: list[int] | None = None,
     models: list[tuple[str, int | None]],
     trials: int,
+    modes: list[str] | None = None,
     user: User,
     name: str = "",
     label: str = "",
@@ -182,7 +194,9 @@ def experiment_start_requested(
     "pinned" (the tag's pinned baseline, none if nothing is pinned yet) or None."""
     tag = tag.strip().lower()
     scenarios = scenarios_select(tag=tag, scenario_ids=scenario_ids)
-    choices = [model_resolve(model=model, provider_id=provider_id) for model, provider_id in models]
+    choices = with_modes(
+        [model_resolve(model=model, provider_id=provider_id) for model, provider_id in models], modes or []
+    )
     chosen: Experiment | None = None
     if baseline == "pinned":
         if not tag:

@@ -20,6 +20,7 @@ from runs.experiments.services import (
     experiment_start,
     pinned_baseline,
     scenarios_select,
+    with_modes,
 )
 from runs.heartbeat import runs_reap_stale
 from runs.models import Run
@@ -49,7 +50,7 @@ def experiment_create(request: HttpRequest) -> HttpResponse:
                 label=data["label"],
                 tag=data["tag"],
                 scenarios=scenarios,
-                models=data["models"],
+                models=with_modes(data["models"], data["modes"]),
                 trials=data["trials"],
                 baseline=data["baseline"] or (pinned_baseline(data["tag"]) if data["tag"] else None),
                 user=request.user,

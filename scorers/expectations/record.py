@@ -4,10 +4,11 @@ Tool calls come from `output.allToolCalls`, so calls nested inside another call 
 `Call.index` is a call's 0-based position there, the number a diff entry's `call_index` refers to. Messages number
 calls from 1 ("call 2"), as people count.
 
-Turn scoping: when the calls or the transcript's steps carry a `userTurn` number, an expectation with `turn` sees
-only that user turn's calls and answer. A call's own `userTurn` wins; otherwise the steps' `toolCalls` give the
-turn of each top-level call in order, and a nested call belongs to the turn of the top-level call before it. A
-record without any `userTurn` is one conversation, and `turn` is ignored rather than failing every check.
+Turn scoping: when the calls or the transcript carry user turns, an expectation with `turn` sees only that user
+turn's calls and answer. A step's turn is its own `userTurn`, else the transcript's `userTurns` say it (each
+turn's `firstStep` starts it; turn 0 is the scenario's prompt). A call's own `userTurn` wins; otherwise the steps'
+`toolCalls` give the turn of each top-level call in order, and a nested call belongs to the turn of the top-level
+call before it. A record without any turn is one prompt, and `turn` is ignored rather than failing every check.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from runs.code_mode import CODE
+from runs.code_mode.typed_api import RUN_CODE
 from scorers.expectations.values import is_number
 
 
@@ -53,13 +56,17 @@ class RunRecord:
     def from_record(cls, record: Mapping[str, Any]) -> RunRecord:
         output = _mapping(record.get("output"))
         transcript = _mapping(output.get("transcript"))
-        steps = [step for step in _list(transcript.get("steps")) if isinstance(step, Mapping)]
+        steps = _steps_with_turns(transcript)
         top_level = [call for call in _list(output.get("toolCalls")) if isinstance(call, Mapping)]
         # A record from before nested calls existed may lack allToolCalls: its toolCalls are then all the calls.
         all_calls = output.get("allToolCalls")
         raw_calls = [c for c in all_calls if isinstance(c, Mapping)] if isinstance(all_calls, list) else top_level
         turns = _call_turns(raw_calls, top_level, steps)
         calls = tuple(_call(i, raw, turn) for i, (raw, turn) in enumerate(zip(raw_calls, turns, strict=True)))
+        if _mapping(record.get("run")).get("toolMode") == CODE:
+            # Expectations are about the server's tools: run_code is the harness's wrapper around the calls a
+            # program made, which allToolCalls holds beside it. Indexes stay positions in allToolCalls.
+            calls = tuple(call for call in calls if call.tool != RUN_CODE)
         text, transcript_text = output.get("text"), transcript.get("finalText")
         final_text = text if isinstance(text, str) else transcript_text if isinstance(transcript_text, str) else ""
         return cls(
@@ -126,6 +133,26 @@ def _call_turns(
     return turns
 
 
+def _steps_with_turns(transcript: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The transcript's steps, each with its `userTurn` when the transcript's `userTurns` say where turns start."""
+    steps = [step for step in _list(transcript.get("steps")) if isinstance(step, Mapping)]
+    starts = sorted(
+        (turn["firstStep"], turn["index"])
+        for turn in _list(transcript.get("userTurns"))
+        if isinstance(turn, Mapping) and _is_int(turn.get("firstStep")) and _is_int(turn.get("index"))
+    )
+    if not starts:
+        return steps
+    with_turns: list[Mapping[str, Any]] = []
+    for position, step in enumerate(steps):
+        started = [index for first, index in starts if first <= position]
+        turn = _turn(step)
+        if turn is None and started:
+            turn = started[-1]
+        with_turns.append({**step, "userTurn": turn} if turn is not None else step)
+    return with_turns
+
+
 def _answers_by_turn(steps: Sequence[Mapping[str, Any]]) -> dict[int, str]:
     """The last text each user turn's steps produced: that turn's answer."""
     answers: dict[int, str] = {}
@@ -138,7 +165,11 @@ def _answers_by_turn(steps: Sequence[Mapping[str, Any]]) -> dict[int, str]:
 
 def _turn(item: Mapping[str, Any]) -> int | None:
     turn = item.get("userTurn")
-    return turn if isinstance(turn, int) and not isinstance(turn, bool) else None
+    return turn if _is_int(turn) else None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

@@ -25,11 +25,13 @@ STOP_REASONS = (
     "time_limit",
     "token_budget",
     "cost_budget",
+    "user_done",
+    "max_user_turns",
     "error",
     "cancelled",
 )
 # Stop reasons that mean a limit of the run was reached: a budget matter rather than a wrong ending.
-_LIMIT_REASONS = ("max_turns", "max_tool_calls", "time_limit", "token_budget", "cost_budget")
+_LIMIT_REASONS = ("max_turns", "max_tool_calls", "time_limit", "token_budget", "cost_budget", "max_user_turns")
 
 
 def _check_stop_reason(reason: Any, where: str) -> list[str]:

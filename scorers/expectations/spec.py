@@ -50,9 +50,10 @@ COMMON_PARAMS: dict[str, Param] = {
     ),
     "description": Param({"type": "string"}, "a string", "A label shown instead of the generated sentence."),
     "turn": Param(
-        {"type": "integer", "minimum": 1},
-        "an integer ≥ 1",
-        "The user turn (1-based) this expectation is scoped to, when the run records turns.",
+        {"type": "integer", "minimum": 0},
+        "an integer ≥ 0",
+        "The user turn this expectation is scoped to, numbered as the run's `userTurn`: 0 is the scenario's prompt, "
+        "1 the first follow-up. Ignored by a run of one prompt.",
     ),
 }
 

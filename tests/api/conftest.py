@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import uuid
+from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import User
@@ -14,10 +15,13 @@ KeyClient = Callable[..., Client]
 
 
 @pytest.fixture(autouse=True)
-def fresh_rate_limits(db: None) -> Iterator[None]:
-    """Rate-limit counters live in the cache (a database table here): every test starts with a full allowance."""
-    cache.clear()
-    yield
+def fresh_rate_limits(db: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts with a full allowance: its rate-limit counters live under a key prefix of its own.
+
+    Not `cache.clear()`: on the Redis tier the cache shares its database with the Celery broker, and clearing it
+    (FLUSHDB) drops the queues' bindings and messages of every other test process — their runs never reach a worker.
+    """
+    monkeypatch.setattr(cache, "key_prefix", f"test-{uuid.uuid4().hex}")
 
 
 def key_client(user: User, scopes: list[str], **issue: object) -> Client:

@@ -49,8 +49,8 @@ class RunScenarioBrowserTests:
 
         row.get_by_role("link").first.click()
         expect(page.locator(".turn-user")).to_contain_text("Please wait 2 seconds.")
-        expect(page.locator(".turn-tool").first).to_contain_text("wait")
+        expect(page.locator(".call").first).to_contain_text("wait")
         expect(page.locator(".turn-final")).to_be_visible()
-        page.locator(".turn-result summary").first.click()
-        expect(page.locator(".turn-result pre").first).to_be_visible()
+        page.locator(".call summary").first.click()
+        expect(page.locator(".call-result").first).to_be_visible()
         screenshot(page, "run-detail")

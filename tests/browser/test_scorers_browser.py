@@ -99,10 +99,10 @@ class ScorerBrowserTests:
         # Re-score: the page shows the new verdicts by itself, then stops polling.
         scripted.script(Answer(body=completion(content=json.dumps({"label": "BAD", "reason": "Second look."}))))
         page.get_by_role("button", name="Re-score").click()
-        expect(page.locator(".scorer:not(.scorer-old)").filter(has_text="Helpful judge")).to_contain_text(
+        expect(page.locator("#scores-current .scorer").filter(has_text="Helpful judge")).to_contain_text(
             "Second look.", timeout=30_000
         )
-        expect(page.locator(".scorer-old")).to_have_count(2)
+        expect(page.locator("#scores-earlier .scorer-old")).to_have_count(2)
         expect(page.locator("#rescoring")).to_have_count(0)
         expect(page.get_by_text("Re-scoring")).to_have_count(0)  # no banner left saying it is still going
         expect(page.locator("#run-body")).not_to_have_attribute("hx-trigger", "every 1s")

@@ -89,6 +89,22 @@ class ExperimentGateTests:
         assert result.returncode == 1, result.stdout + result.stderr
         assert "Pass rate 0% is below 100% (0/1)." in result.stderr
 
+    def test_modes_run_every_model_directly_and_in_code_mode_side_by_side(
+        self, worker: subprocess.Popen[bytes]
+    ) -> None:
+        weather_scenario()
+
+        result = evalhub("--tag", "smoke", "--models", "evalhub-offline", "--modes", "direct,code", "--trials", "1")
+
+        assert result.returncode == 0, result.stdout + result.stderr
+        lines = [line.split() for line in result.stdout.splitlines()]
+        assert ["Scenario", "evalhub-offline", "·", "direct", "evalhub-offline", "·", "code"] in lines
+        assert ["Weather", "in", "Paris", "1/1", "1/1"] in lines
+        modes = sorted(run.settings["tool_mode"] for run in Run.objects.all())
+        assert modes == ["code", "direct"]
+        code_run = Run.objects.get(settings__tool_mode="code")
+        assert [call["toolName"] for call in code_run.all_tool_calls] == ["run_code", "get_weather"]
+
     def test_it_exits_2_when_trials_error(self, worker: subprocess.Popen[bytes]) -> None:
         weather_scenario(make_demo_server(command="/nonexistent/mcp-server", args=[]))
 
@@ -109,6 +125,17 @@ class ExperimentGateInfraTests:
         assert (
             "error: This experiment needs 5 runs; 3 are left today; the quota resets at 00:00 UTC, in" in result.stderr
         )
+        assert not Run.objects.exists()
+
+    def test_it_exits_2_for_an_unknown_mode_or_modes_without_models(self) -> None:
+        weather_scenario()
+
+        unknown = evalhub("--tag", "smoke", "--models", "evalhub-offline", "--modes", "direct,fast")
+        alone = evalhub("--tag", "smoke", "--modes", "code")
+
+        assert unknown.returncode == alone.returncode == 2
+        assert "argument --modes: not a tool mode: 'fast' (use direct, code)" in unknown.stderr
+        assert "--trials and --modes need --models" in alone.stderr
         assert not Run.objects.exists()
 
     def test_it_exits_2_for_an_unknown_model_or_a_pinned_baseline_without_a_tag(self) -> None:

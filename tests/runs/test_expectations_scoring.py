@@ -152,7 +152,7 @@ class ExpectationsScoringTests:
             '<span class="diff-category">argument mismatch</span> <span class="diff-message">latitude: expected '
             'number in [-90, 90], got 91</span> <a class="small" href="#call-1">call 1</a>'
         ) in html
-        assert '<tr id="call-1">' in html
+        assert 'id="call-1"' in html
         assert "answer does not contain &quot;Paris&quot; in any case" in html
 
     def test_without_expectations_the_default_scorer_is_unchanged(self, alice: User) -> None:
@@ -187,6 +187,7 @@ class RunFactsTests:
         assert (result.score, result.outcome) == (1.0, "ok")
         assert json.loads(result.console[0]["text"]) == {
             "model": "gpt-4o",
+            "toolMode": "direct",
             "stopReason": "completed",
             "durationMs": run.duration_ms,
             "turns": 2,

@@ -220,7 +220,7 @@ class ScenarioScorerAttachTests:
         scorer = Scorer.objects.get()
         scenario = make_scenario(demo)
         form = alice_client.get(f"/scenarios/{scenario.pk}/edit/").context["form"]
-        data = {**form.initial, **{k: v for k, v in form.initial.items() if v is not None}}
+        data = {k: v for k, v in form.initial.items() if v is not None}
         data.update(
             server=demo.pk,
             expected="",

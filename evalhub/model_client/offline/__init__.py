@@ -94,6 +94,20 @@ Requests
     The model is free: cost 0, not unknown. The same request always gets the same response: ids are
     hashes of the request, `created` is 0, `system_fingerprint` names the rules version.
 
+7. Code mode (offline/code_mode.py)
+    When the only tool offered is `run_code` (EvalHub's code mode), the typed JavaScript API in its
+    description is read back into tools and the rules above choose as usual; a tool call is written as a
+    program, `const result = await tools.NAME({...}); console.log(JSON.stringify(result)); return result;`.
+    An earlier `run_code` call counts as a call of the tool its program called, its result as the
+    "Return value: …" the program sent back.
+8. Conversations
+    A user message that follows the model's own question for missing arguments (an answer ending "Please tell
+    me.") answers it: the request read is the earlier request with that message after it, so "origin: London;
+    date: 2026-12-18; passengers: 2." completes "Book me a flight to Paris". A request whose system message starts
+    with "You are playing the user in a conversation with an AI assistant." asks the model to play a simulated
+    user (runs/conversation/simulator.py); the rules are in `simulated_user.py`: it gives the facts the agent's
+    latest answer asks for by name, "name: value; …", and replies DONE when it asks for none.
+
 Known limitations (tests/evalhub/model_client/fixtures/offline_prompts.json lists them; bench/offline_accuracy.py
 reports them): no geocoding (a city is not turned into latitude/longitude, so the weather tool asks for
 them); free text without quotes or a keyword is not picked up ("write hello to notes.txt"); a request

@@ -11,14 +11,18 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from evalhub.model_client.offline import code_mode
 from evalhub.model_client.offline.arguments import fill_arguments
 from evalhub.model_client.offline.ranking import Tool, plan, rank
 from evalhub.model_client.offline.schema_fill import example_for
+from evalhub.model_client.offline.simulated_user import is_simulated_user_request, simulated_user_reply
 from evalhub.model_client.offline.summary import ToolResult, content_text, read_result, summarise
 
 OFFLINE_MODEL = "evalhub-offline"
 # Bumped whenever a rule changes, so that transcripts say which rules answered.
-RULES_VERSION = "evalhub-offline-1"
+RULES_VERSION = "evalhub-offline-2"
+# How the model's question for missing arguments ends: the next user message answers it (see _request_text).
+ASK_SUFFIX = "Please tell me."
 
 NO_TOOL_MATCHES = (
     "None of the available tools fits this request, and as the EvalHub offline model "
@@ -55,6 +59,15 @@ def handle_chat_completion(request_json: Any) -> dict[str, Any]:
     request = _validate(request_json)
     messages: list[dict[str, Any]] = [m for m in request["messages"] if isinstance(m, dict)]
     tools = [t for t in (Tool.from_openai(raw) for raw in request.get("tools") or [] if isinstance(raw, dict)) if t]
+    declared = code_mode.declared_tools(tools)
+    if declared is not None:
+        # Code mode: decide as if the declared tools were offered, then write the call as a program.
+        reply = _reply(code_mode.as_direct(messages), declared, request.get("tool_choice"), None)
+        if reply.tool_name is not None:
+            reply = Reply(
+                tool_name=code_mode.RUN_CODE, arguments=code_mode.program(reply.tool_name, reply.arguments or {})
+            )
+        return _response(request, messages, reply)
     reply = _reply(messages, tools, request.get("tool_choice"), request.get("response_format"))
     return _response(request, messages, reply)
 
@@ -77,8 +90,10 @@ def _validate(request: Any) -> dict[str, Any]:
 
 
 def _reply(messages: list[dict[str, Any]], tools: list[Tool], tool_choice: Any, response_format: Any) -> Reply:
+    if is_simulated_user_request(messages):
+        return Reply(text=simulated_user_reply(messages))
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    request = content_text(messages[last_user].get("content")) if last_user >= 0 else ""
+    request = _request_text(messages, last_user)
     called, results = _turn_so_far(messages[last_user + 1 :])
     summary = summarise(results)
     if tools and tool_choice != "none":
@@ -114,7 +129,7 @@ def _next_step(
         filled = fill_arguments(step.tool, step.text, request)
         if not filled.missing:
             return _call(step.tool, filled.arguments)
-        ask = f"To call {step.tool.name} I need: {', '.join(filled.missing)}. Please tell me."
+        ask = f"To call {step.tool.name} I need: {', '.join(filled.missing)}. {ASK_SUFFIX}"
         return Reply(text=f"{summary} {ask}" if summary else ask)
     if summary:
         return Reply(text=summary)
@@ -122,6 +137,18 @@ def _next_step(
         best = rank(tools, request)[0].tool
         return _call(best, fill_arguments(best, request).arguments)
     return Reply(text=NO_TOOL_MATCHES)
+
+
+def _request_text(messages: list[dict[str, Any]], user_index: int) -> str:
+    """The user message at `user_index`; when it answers the model's question for missing arguments, the request
+    that question was about comes first, so "origin: London; date: 2026-12-18" completes "Book me a flight"."""
+    if user_index < 0:
+        return ""
+    text = content_text(messages[user_index].get("content"))
+    before = messages[user_index - 1] if user_index > 0 else {}
+    asked = before.get("role") == "assistant" and content_text(before.get("content")).rstrip().endswith(ASK_SUFFIX)
+    earlier = max((i for i in range(user_index - 1) if messages[i].get("role") == "user"), default=-1)
+    return f"{_request_text(messages, earlier)}\n{text}" if asked and earlier >= 0 else text
 
 
 def _call(tool: Tool, arguments: dict[str, Any]) -> Reply:

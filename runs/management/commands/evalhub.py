@@ -1,4 +1,5 @@
 """`manage.py evalhub run …`: start scenario runs for CI, wait for them, report, and exit 0 / 1 / 2.
+`manage.py evalhub export|apply|validate|import-mcptest …`: suites as code (see evalhub.suites.cli).
 
 python manage.py evalhub run --tag smoke --wait --junit report.xml
 python manage.py evalhub run --tag smoke --models evalhub-offline --trials 5 --baseline pinned --fail-on-regression
@@ -7,6 +8,7 @@ EVALHUB_API_KEY=ehk_… python manage.py evalhub run --url https://evalhub.examp
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
@@ -14,6 +16,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from evalhub.suites import cli as suites_cli
+from runs import code_mode
 from runs.ci.backends import Backend, LocalBackend, RemoteBackend
 from runs.ci.experiment import ExperimentOptions, run_experiment_ci
 from runs.ci.runner import EXIT_INFRA, Options, run_ci
@@ -27,6 +31,14 @@ def _names(value: str) -> list[str]:
     return names
 
 
+def _modes(value: str) -> list[str]:
+    modes = _names(value)
+    unknown = [mode for mode in modes if mode not in code_mode.MODES]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"not a tool mode: {unknown[0]!r} (use {', '.join(code_mode.MODES)})")
+    return list(dict.fromkeys(modes))
+
+
 def _score(value: str) -> float:
     number = float(value)
     if not 0 <= number <= 1:
@@ -38,7 +50,8 @@ class Command(BaseCommand):
     help = "CI: start runs of scenarios (by name or tag), optionally wait, print a summary, write JSON/JUnit."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        actions = parser.add_subparsers(dest="action", required=True, metavar="run")
+        actions = parser.add_subparsers(dest="action", required=True, metavar="run|" + "|".join(suites_cli.ACTIONS))
+        suites_cli.add_parsers(actions)
         run = actions.add_parser("run", help="Start runs and report on them.", description=self.help)
         run.add_argument(
             "--scenario", action="append", default=[], metavar="NAME", help="A scenario's name (repeatable)."
@@ -55,9 +68,16 @@ class Command(BaseCommand):
         run.add_argument("--min-score", type=_score, metavar="0.7", help="Also fail runs scoring below this.")
         experiment = run.add_argument_group(
             "experiments",
-            "With --models or --trials: every scenario on every model, several trials each (always waits).",
+            "With --models (and --trials, --modes): every scenario on every model, several trials each (always waits).",
         )
         experiment.add_argument("--models", type=_names, default=[], metavar="A,B", help="Models, comma-separated.")
+        experiment.add_argument(
+            "--modes",
+            type=_modes,
+            default=[],
+            metavar="direct,code",
+            help="Run every model in each tool mode (code: the agent writes programs calling the tools).",
+        )
         experiment.add_argument("--trials", type=int, choices=range(1, 21), metavar="1-20", help="Trials per cell (3).")
         experiment.add_argument("--label", default="", help="What is measured: the server's version, a git sha…")
         experiment.add_argument(
@@ -91,6 +111,11 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["action"] in suites_cli.ACTIONS:
+            code = suites_cli.run(options["action"], options, self.stdout, self.stderr)  # type: ignore[arg-type]
+            if code:
+                sys.exit(code)
+            return
         backend: Backend
         if options["url"]:
             key = os.environ.get("EVALHUB_API_KEY", "").strip()
@@ -114,12 +139,15 @@ class Command(BaseCommand):
             worker_timeout=options["worker_timeout"],
             timeout=options["timeout"],
         )
-        if options["models"] or options["trials"]:
+        if options["models"] or options["trials"] or options["modes"]:
             if not options["models"]:
-                raise CommandError("--trials needs --models (comma-separated model names).", returncode=EXIT_INFRA)
+                raise CommandError(
+                    "--trials and --modes need --models (comma-separated model names).", returncode=EXIT_INFRA
+                )
             plan = ExperimentOptions(
                 models=options["models"],
                 trials=options["trials"] or DEFAULT_TRIALS,
+                modes=options["modes"],
                 label=options["label"],
                 baseline=options["baseline"],
                 fail_on_regression=options["fail_on_regression"],

@@ -305,3 +305,23 @@ class ScenarioFailingServerTests:
             "the server and inspect it again first." in detail
         )
         assert f'href="/servers/{server.pk}/" title="Its last inspection failed: Connection refused.">' in listing
+
+
+@pytest.mark.django_db
+class ScenarioToolModeTests:
+    def test_the_form_saves_code_mode_and_a_run_copies_it(self, alice_client: Client, server: McpServer) -> None:
+        alice_client.post("/scenarios/new/", form_data(server, tool_mode="code"))
+
+        scenario = Scenario.objects.get()
+        assert scenario.tool_mode == "code"
+        alice_client.post(f"/scenarios/{scenario.pk}/run/")
+        assert Run.objects.get().settings["tool_mode"] == "code"
+
+    def test_a_form_without_the_field_keeps_direct_calls_and_an_unknown_mode_is_refused(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        alice_client.post("/scenarios/new/", form_data(server))
+        assert Scenario.objects.get().tool_mode == "direct"
+
+        response = alice_client.post("/scenarios/new/", form_data(server, name="Other", tool_mode="python"))
+        assert "Select a valid choice. python is not one of the available choices." in response.content.decode()

@@ -1,7 +1,15 @@
 from __future__ import annotations
 
 from tests.scorers.expectations.helpers import check, diff
-from tests.scorers.expectations.records import call, flights_call, record, result, travel_record, weather_call
+from tests.scorers.expectations.records import (
+    call,
+    flights_call,
+    record,
+    result,
+    run_info,
+    travel_record,
+    weather_call,
+)
 
 
 class ToolNotCalledTests:
@@ -153,3 +161,23 @@ class StructuredOutputValidTests:
         assert diff(outcome) == [
             ("result_mismatch", "call 2 (search_flights): flights[0]: 'price' is a required property", 1)
         ]
+
+
+class CodeModeTests:
+    """In code mode the agent's one tool is run_code; expectations count the server's tools its programs called."""
+
+    def code_mode_record(self, *, tool_mode: str = "code") -> dict[str, object]:
+        program = call("run_code", {"code": "return await tools.get_weather({latitude: 48.85, longitude: 2.35})"})
+        return record([program], nested=[weather_call()], run=run_info(toolMode=tool_mode))
+
+    def test_only_tools_and_max_tool_calls_see_the_programs_calls(self) -> None:
+        run = self.code_mode_record()
+        assert check({"kind": "only_tools", "tools": ["get_weather"]}, run).passed
+        assert check({"kind": "max_tool_calls", "max": 1}, run).passed
+        assert diff(check({"kind": "tool_not_called", "tool": "get_weather"}, run)) == [
+            ("unexpected_call", "get_weather was called (call 2)", 1)
+        ]
+
+    def test_a_direct_run_with_a_tool_named_run_code_still_counts_it(self) -> None:
+        run = self.code_mode_record(tool_mode="direct")
+        assert not check({"kind": "only_tools", "tools": ["get_weather"]}, run).passed

@@ -63,14 +63,14 @@ class ValidateExpectationsTests:
             "times": "3",
             "weight": 0,
             "required": "yes",
-            "turn": 0,
+            "turn": -1,
         }
         assert errors_of(expectation) == [
             'expectations[2].tool: expected a tool name, got ""',
             'expectations[2].times: expected a non-negative integer, got "3"',
             "expectations[2].weight: expected a number > 0, got 0",
             'expectations[2].required: expected true or false, got "yes"',
-            "expectations[2].turn: expected an integer ≥ 1, got 0",
+            "expectations[2].turn: expected an integer ≥ 0, got -1",
         ]
 
     def test_a_boolean_is_not_a_count(self) -> None:

@@ -1,0 +1,421 @@
+"""`convert(data)`: an mcptest v1 suite (already parsed) as an EvalHub suite, and notes on what did not carry over.
+
+Variables are resolved here, once (`from_env` from the environment given, else `default`; else `value`), as
+mcptest resolves them at load. A `${NAME}` that names no variable is left alone: in env and header values it is a
+secret reference; elsewhere it is reported, since EvalHub does not interpolate prompts.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalhub.suites.mcptest.expect import Note, map_expects
+from evalhub.suites.schema import FORMAT_VERSION
+
+__all__ = ["Conversion", "Note", "convert"]
+
+UNSUPPORTED_SECTIONS = {
+    "resources": "resource-read tests have no EvalHub equivalent yet",
+    "prompts": "prompt-get tests have no EvalHub equivalent yet",
+    "compliance": "protocol compliance checks are not part of EvalHub",
+    "faults": "fault injection is not supported",
+    "budget": "per-suite spend caps: use each scenario's cost budget",
+    "performance": "latency budgets: use a max_duration_ms expectation per scenario",
+    "target_versions": "EvalHub negotiates the protocol version itself",
+    "model_compatibility": "metadata only; run several models with `evalhub run --models`",
+    "imports": "imported files are not followed; import each file",
+    "fixtures": "named error injection is not supported",
+    "compositions": "tool-call DAGs are not supported",
+    "scorers": "external exec scorers are not supported; write a code scorer",
+    "defaultTest": "test defaults are not supported",
+}
+KNOWN = {"servers", "variables", "providers", "agents", "tools", "evals", "rubrics", *UNSUPPORTED_SECTIONS}
+_VARIABLE = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_.]*)\}")
+JUDGE_LABELS = "PASS|1\nFAIL|0"
+
+
+@dataclass
+class Conversion:
+    suite: dict[str, Any]
+    notes: list[Note] = field(default_factory=list)
+
+    def report(self) -> str:
+        if not self.notes:
+            return "Everything in the mcptest suite carried over."
+        lines = [f"{len(self.notes)} item(s) did not carry over exactly:"]
+        return "\n".join([*lines, *(f"  {note}" for note in self.notes)])
+
+
+@dataclass
+class _Context:
+    variables: dict[str, str]
+    provider: str
+    model: str
+    notes: list[Note]
+    suite: dict[str, list[dict[str, Any]]]
+
+    def text(self, value: Any, pointer: str) -> str:
+        """A string field with variables interpolated; other `${…}` reported and left as written."""
+        text = self.expand(value)
+        for name in _VARIABLE.findall(text):
+            if name:
+                self.notes.append(Note(pointer, "approximated", f"${{{name}}} is no variable here; left as text"))
+        return text
+
+    def expand(self, value: Any) -> str:
+        def replace(match: re.Match[str]) -> str:
+            if match.group(0) == "$$":
+                return "$"
+            return self.variables.get(match.group(1), match.group(0))
+
+        return _VARIABLE.sub(replace, str(value))
+
+    def unsupported(self, pointer: str, reason: str) -> None:
+        self.notes.append(Note(pointer, "unsupported", reason))
+
+
+def convert(data: Any, *, environ: Mapping[str, str], provider: str, model: str) -> Conversion:
+    """`provider`/`model`: what scenarios run on when an agent names a bare model, and what tool tests use."""
+    suite: dict[str, list[dict[str, Any]]] = {"servers": [], "providers": [], "scorers": [], "scenarios": []}
+    context = _Context({}, provider, model, [], suite)
+    if not isinstance(data, Mapping):
+        context.unsupported("", "an mcptest suite is a mapping")
+        return Conversion({"version": FORMAT_VERSION, **suite}, context.notes)
+    for key in data:
+        if key in UNSUPPORTED_SECTIONS:
+            context.unsupported(f"/{key}", UNSUPPORTED_SECTIONS[key])
+        elif key not in KNOWN:
+            context.unsupported(f"/{key}", "not an mcptest v1 key")
+    context.variables = _variables(data.get("variables") or {}, environ, context)
+    for name, spec in (data.get("servers") or {}).items():
+        _server(str(name), spec if isinstance(spec, Mapping) else {}, f"/servers/{name}", context)
+    for name, spec in (data.get("providers") or {}).items():
+        _provider(str(name), spec if isinstance(spec, Mapping) else {}, f"/providers/{name}", context)
+    for index, agent in enumerate(data.get("agents") or []):
+        _agent(agent, f"/agents/{index}", context)
+    for index, test in enumerate(data.get("tools") or []):
+        _tool_test(test, f"/tools/{index}", context)
+    for index, evaluation in enumerate(data.get("evals") or []):
+        _eval(evaluation, data.get("rubrics") or {}, f"/evals/{index}", context)
+    return Conversion({"version": FORMAT_VERSION, **suite}, context.notes)
+
+
+def _variables(specs: Mapping[str, Any], environ: Mapping[str, str], context: _Context) -> dict[str, str]:
+    resolved = {}
+    for name, spec in specs.items():
+        spec = spec if isinstance(spec, Mapping) else {}
+        if "from_env" in spec and str(spec["from_env"]) in environ:
+            resolved[str(name)] = environ[str(spec["from_env"])]
+        elif "from_env" in spec and "default" in spec:
+            resolved[str(name)] = str(spec["default"])
+        elif "value" in spec:
+            resolved[str(name)] = str(spec["value"])
+        else:
+            context.unsupported(f"/variables/{name}", f"{spec.get('from_env')} is not set and has no default")
+    return resolved
+
+
+def _server(name: str, spec: Mapping[str, Any], pointer: str, context: _Context) -> None:
+    entry: dict[str, Any] = {"name": name}
+    if "command" in spec:
+        command = spec["command"]
+        parts = (
+            shlex.split(context.expand(command)) if isinstance(command, str) else [context.expand(p) for p in command]
+        )
+        entry |= {"transport": "stdio", "command": parts[0] if parts else "", "args": parts[1:]}
+    elif "url" in spec:
+        url = context.expand(spec["url"])
+        entry |= {"transport": "sse" if url.rstrip("/").endswith("/sse") else "http", "url": url}
+    else:
+        context.unsupported(pointer, "only command and url servers are supported (not cassette)")
+        return
+    if spec.get("env"):
+        entry["env"] = {str(k): context.expand(v) for k, v in spec["env"].items()}
+    headers = {}
+    for header, value in (spec.get("headers") or {}).items():
+        headers[str(header)] = f"${{{value['env']}}}" if isinstance(value, Mapping) else context.expand(value)
+    if headers:
+        entry["headers"] = headers
+    auth = spec.get("auth") or {}
+    if "bearer_token_env" in auth:
+        entry["bearer_token"] = f"${{{context.expand(auth['bearer_token_env'])}}}"
+    for key in auth:
+        if key != "bearer_token_env":
+            context.unsupported(f"{pointer}/auth/{key}", "only auth.bearer_token_env is supported")
+    for key in spec:
+        if key not in ("command", "url", "env", "headers", "auth"):
+            context.unsupported(f"{pointer}/{key}", "no EvalHub server setting for this")
+    context.suite["servers"].append(entry)
+
+
+def _provider(name: str, spec: Mapping[str, Any], pointer: str, context: _Context) -> None:
+    entry: dict[str, Any] = {"name": name, "base_url": context.expand(spec.get("base_url", ""))}
+    if spec.get("api_key_env"):
+        entry["api_key"] = f"${{{spec['api_key_env']}}}"
+    if spec.get("organization"):
+        entry["headers"] = {"OpenAI-Organization": context.expand(spec["organization"])}
+    for key in spec:
+        if key not in ("type", "base_url", "api_key_env", "organization"):
+            context.unsupported(f"{pointer}/{key}", "no EvalHub provider setting for this")
+    context.suite["providers"].append(entry)
+
+
+def _model(value: Any, pointer: str, context: _Context) -> tuple[str, str]:
+    if isinstance(value, Mapping):
+        return str(value.get("provider", context.provider)), str(value.get("id", ""))
+    context.notes.append(
+        Note(pointer, "approximated", f"runs on provider {context.provider!r} (choose with --provider)")
+    )
+    return context.provider, str(value)
+
+
+def _scenario_name(name: str, pointer: str, context: _Context) -> str:
+    taken = {entry["name"] for entry in context.suite["scenarios"]}
+    unique, n = name, 2
+    while unique in taken:
+        unique, n = f"{name} ({n})", n + 1
+    if unique != name:
+        context.notes.append(Note(f"{pointer}/name", "approximated", f"renamed to {unique!r}: the name is taken"))
+    return unique
+
+
+def _tags(values: Any, pointer: str, context: _Context) -> list[str]:
+    tags = []
+    for index, tag in enumerate(values or []):
+        slug = re.sub(r"[^-a-zA-Z0-9_]+", "-", str(tag)).strip("-")[:50]
+        if slug != tag:
+            context.notes.append(Note(f"{pointer}/tags/{index}", "approximated", f"tag written as {slug!r}"))
+        if slug and slug not in tags:
+            tags.append(slug)
+    return tags
+
+
+def _judge(scenario: dict[str, Any], rubric: str, threshold: Any, context: _Context) -> None:
+    """A judge scorer grading against `rubric`, attached to the scenario; the threshold becomes its pass mark."""
+    taken = {entry["name"] for entry in context.suite["scorers"]}
+    name, n = f"{scenario['name']} rubric", 2
+    while name in taken:
+        name, n = f"{scenario['name']} rubric {n}", n + 1
+    prompt = (
+        "Grade the agent's run against this rubric. Answer PASS when the run meets it, FAIL otherwise.\n\n"
+        f"Rubric:\n{rubric.strip()}"
+    )
+    context.suite["scorers"].append({"name": name, "kind": "judge", "system_prompt": prompt, "labels": JUDGE_LABELS})
+    scenario.setdefault("scorers", []).append(name)
+    if isinstance(threshold, int | float):
+        scenario["pass_threshold"] = float(threshold)
+
+
+AGENT_FIELDS = {"name", "model", "models", "servers", "prompt", "system_prompt", "max_turns", "max_tokens", "turns"}
+AGENT_UNSUPPORTED = {
+    "inject": "fault injection is not supported",
+    "recovery": "fault recovery gates are not supported",
+}
+AGENT_FIELDS |= {"token_budget", "max_tool_calls", "time_budget", "tags", "expect", "eval"}
+
+
+def _agent(agent: Any, pointer: str, context: _Context) -> None:
+    if not isinstance(agent, Mapping) or not ("prompt" in agent or agent.get("turns")):
+        context.unsupported(pointer, "an agent needs a prompt or turns")
+        return
+    models = agent.get("models") or ([agent["model"]] if "model" in agent else [])
+    if not models or not agent.get("servers"):
+        context.unsupported(pointer, "an agent needs a model and a server")
+        return
+    provider, model = _model(models[0], f"{pointer}/{'models/0' if 'models' in agent else 'model'}", context)
+    for index in range(1, len(models)):
+        context.notes.append(
+            Note(f"{pointer}/models/{index}", "approximated", "one model per scenario: run it with --models")
+        )
+    for index in range(1, len(agent["servers"])):
+        context.unsupported(f"{pointer}/servers/{index}", "a scenario uses one server")
+    scenario: dict[str, Any] = {
+        "name": _scenario_name(str(agent.get("name", f"agent {pointer}")), pointer, context),
+        "server": str(agent["servers"][0]),
+        "provider": provider,
+        "model": model,
+    }
+    turn_offset = _prompt_and_conversation(scenario, agent, pointer, context)
+    if agent.get("system_prompt"):
+        scenario["system_prompt"] = context.text(agent["system_prompt"], f"{pointer}/system_prompt")
+    for key in ("max_turns", "max_tool_calls", "max_tokens", "token_budget"):
+        if isinstance(agent.get(key), int):
+            scenario[key] = agent[key]
+    if "time_budget" in agent:
+        scenario["time_limit_seconds"] = _seconds(agent["time_budget"], f"{pointer}/time_budget", context)
+    if agent.get("tags"):
+        scenario["tags"] = _tags(agent["tags"], pointer, context)
+    mapped = map_expects(agent.get("expect"), f"{pointer}/expect", turn_offset=turn_offset)
+    context.notes += mapped.notes
+    if mapped.expectations:
+        scenario["expectations"] = mapped.expectations
+    for rubric in mapped.rubrics:
+        _judge(scenario, rubric["rubric"], rubric["threshold"], context)
+    for key, value in (agent.get("eval") or {}).items():
+        if key == "rubric" and (text := _rubric_text(value, f"{pointer}/eval/rubric", {}, context)):
+            _judge(scenario, text, value.get("threshold") if isinstance(value, Mapping) else None, context)
+        elif key != "rubric":
+            context.unsupported(f"{pointer}/eval/{key}", "judged trace metrics are not supported; use a judge scorer")
+    for key in agent:
+        if key not in AGENT_FIELDS:
+            context.unsupported(f"{pointer}/{key}", AGENT_UNSUPPORTED.get(key, "not supported for agent tests"))
+    context.suite["scenarios"].append(scenario)
+
+
+def _prompt_and_conversation(
+    scenario: dict[str, Any], agent: Mapping[str, Any], pointer: str, context: _Context
+) -> int:
+    """Set the scenario's prompt and conversation from `prompt` and `turns`; return the offset that turns mcptest's
+    per_turn[i] into EvalHub's `turn` (EvalHub's turn 0 is the scenario's prompt)."""
+    turns, prompt = agent.get("turns"), agent.get("prompt")
+    if turns is None:
+        scenario["prompt"] = context.text(prompt, f"{pointer}/prompt")
+        return 0
+    if isinstance(turns, list):
+        said = [turn.get("user") if isinstance(turn, Mapping) else None for turn in turns]
+        bad = [index for index, text in enumerate(said) if not isinstance(text, str) or not text.strip()]
+        for index in bad:
+            context.unsupported(f"{pointer}/turns/{index}", "a scripted turn is {user: message}")
+        messages = [context.text(text, f"{pointer}/turns/{i}/user") for i, text in enumerate(said) if i not in bad]
+        if prompt is not None:
+            messages.insert(0, context.text(prompt, f"{pointer}/prompt"))
+            context.notes.append(
+                Note(
+                    f"{pointer}/turns",
+                    "approximated",
+                    "the prompt is sent first, then each turn: per_turn[i] is turn i+1",
+                )
+            )
+        if not messages:
+            context.unsupported(f"{pointer}/turns", "no user message to start the conversation")
+            return 0
+        scenario["prompt"] = messages[0]
+        if len(messages) > 1:
+            scenario["conversation"] = {"turns": messages[1:]}
+        return 1 if prompt is not None else 0
+    simulate = turns.get("simulate") if isinstance(turns, Mapping) else None
+    if not isinstance(simulate, Mapping) or not simulate.get("goal"):
+        context.unsupported(f"{pointer}/turns", "turns is a list of {user: ...} or {simulate: {goal, ...}}")
+        return 0
+    goal = context.text(simulate["goal"], f"{pointer}/turns/simulate/goal")
+    user: dict[str, Any] = {"goal": goal}
+    if simulate.get("persona"):
+        user["persona"] = context.text(simulate["persona"], f"{pointer}/turns/simulate/persona")
+    if isinstance(simulate.get("max_turns"), int):
+        user["max_user_turns"] = simulate["max_turns"]
+    for key in simulate:
+        if key not in ("goal", "persona", "max_turns"):
+            context.unsupported(f"{pointer}/turns/simulate/{key}", "the simulated user takes goal, persona, max_turns")
+    scenario["conversation"] = {"simulate": user}
+    if prompt is None:
+        # EvalHub's simulated user answers the agent; mcptest's also opens the conversation. The goal opens it here.
+        scenario["prompt"] = goal
+        context.notes.append(Note(f"{pointer}/turns/simulate", "approximated", "the goal is the first user message"))
+    else:
+        scenario["prompt"] = context.text(prompt, f"{pointer}/prompt")
+    return 0
+
+
+def _seconds(value: Any, pointer: str, context: _Context) -> int:
+    found = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)", str(value).strip())
+    if not found:
+        context.unsupported(pointer, "not a duration like 30s; the default limit applies")
+        return 300
+    seconds = float(found.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[found.group(2)]
+    kept = min(max(math.ceil(seconds), 5), 1200)
+    if kept != seconds:
+        context.notes.append(Note(pointer, "approximated", f"time limit {kept} s (EvalHub allows 5 to 1200 s)"))
+    return kept
+
+
+def _rubric_text(rubric: Any, pointer: str, named: Mapping[str, Any], context: _Context) -> str:
+    if isinstance(rubric, Mapping) and "ref" in rubric:
+        if rubric["ref"] not in named:
+            context.unsupported(pointer, f"no rubric named {rubric['ref']!r} under rubrics")
+            return ""
+        return _rubric_text(named[rubric["ref"]], pointer, named, context)
+    if isinstance(rubric, str):
+        return rubric
+    if isinstance(rubric, Mapping) and rubric.get("criteria"):
+        lines = [
+            f"- {c.get('name', '')} (weight {c.get('weight', 1)}): {c.get('description', '')}".rstrip(": ")
+            for c in rubric["criteria"]
+        ]
+        context.notes.append(Note(pointer, "approximated", "weighted criteria judged together, as one rubric"))
+        return "Meet these criteria (weights say how much each counts):\n" + "\n".join(lines)
+    context.unsupported(pointer, "decision-tree rubrics are not supported")
+    return ""
+
+
+def _tool_test(test: Any, pointer: str, context: _Context) -> None:
+    if not isinstance(test, Mapping) or not test.get("tool") or not test.get("server"):
+        context.unsupported(pointer, "a tool test needs a server and a tool")
+        return
+    tool, args = str(test["tool"]), _expanded(test.get("args") or {}, context)
+    expectations: list[dict[str, Any]] = [{"kind": "tool_called", "tool": tool, "args": args, "match": "exact"}]
+    for index, item in enumerate(test.get("expect") or []):
+        target = str(item.get("target", "")) if isinstance(item, Mapping) else ""
+        matcher = item.get("matcher") if isinstance(item, Mapping) else None
+        expanded = {"target": f"tool_results[0].{target}", "matcher": _expanded(matcher, context)}
+        mapped = map_expects([{"target": "tool_calls[0].name", "matcher": {"exact": tool}}, expanded], "")
+        if target.startswith("result") and mapped.expectations[1:]:
+            expectations += mapped.expectations[1:]
+        else:
+            kind = next(iter(matcher), "?") if isinstance(matcher, Mapping) else "?"
+            context.unsupported(f"{pointer}/expect/{index}", f"target {target!r} with matcher {kind!r} does not map")
+    context.notes.append(
+        Note(pointer, "approximated", "an agent is asked to make this call (execution-level scenarios are not here)")
+    )
+    for key in test:
+        if key not in ("name", "server", "tool", "args", "expect", "tags"):
+            context.unsupported(f"{pointer}/{key}", "not supported for tool tests")
+    scenario = {
+        "name": _scenario_name(str(test.get("name", tool)), pointer, context),
+        "server": str(test["server"]),
+        "provider": context.provider,
+        "model": context.model,
+        "prompt": f"Call the {tool} tool once with exactly these arguments, then say what it returned: {args}",
+        "max_tool_calls": 2,  # the call, and one retry if the model gets an argument wrong
+        "expected_tools": [tool],
+        "expectations": expectations,
+    }
+    if test.get("tags"):
+        scenario["tags"] = _tags(test["tags"], pointer, context)
+    context.suite["scenarios"].append(scenario)
+
+
+def _expanded(value: Any, context: _Context) -> Any:
+    if isinstance(value, str):
+        return context.expand(value)
+    if isinstance(value, Mapping):
+        return {str(k): _expanded(v, context) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expanded(v, context) for v in value]
+    return value
+
+
+def _eval(evaluation: Any, named: Mapping[str, Any], pointer: str, context: _Context) -> None:
+    if not isinstance(evaluation, Mapping) or not evaluation.get("prompt") or not evaluation.get("server"):
+        context.unsupported(pointer, "an eval needs a server and a prompt")
+        return
+    scenario: dict[str, Any] = {
+        "name": _scenario_name(str(evaluation.get("name", "eval")), pointer, context),
+        "server": str(evaluation["server"]),
+        "provider": context.provider,
+        "model": context.model,
+        "prompt": context.text(evaluation["prompt"], f"{pointer}/prompt"),
+    }
+    rubric = evaluation.get("rubric")
+    text = _rubric_text(rubric, f"{pointer}/rubric", named, context) if rubric is not None else ""
+    threshold = evaluation.get("threshold", rubric.get("threshold") if isinstance(rubric, Mapping) else None)
+    if text:
+        _judge(scenario, text, threshold if threshold is not None else 0.7, context)
+    for key in evaluation:
+        if key not in ("name", "server", "prompt", "rubric", "threshold"):
+            context.unsupported(f"{pointer}/{key}", "not supported for evals")
+    context.suite["scenarios"].append(scenario)

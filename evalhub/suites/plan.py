@@ -1,0 +1,114 @@
+"""`make_plan`: what applying a suite would do — create, change (field by field) and, with prune, delete. Django-free.
+
+Both sides are entries in the file's shape with every field filled in (`Section.complete`), so a plan is a plain
+comparison and applying the same file twice plans nothing the second time. Secrets only ever appear as `${VAR}`
+references on both sides, so a plan cannot show one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from evalhub.suites.sections import SECTIONS
+
+Action = Literal["create", "change", "delete"]
+_SHOWN = 80  # characters of a value a plan line shows
+SINGULAR = {"servers": "server", "providers": "provider", "scorers": "scorer", "scenarios": "scenario"}
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    key: str
+    before: Any
+    after: Any
+
+    def __str__(self) -> str:
+        return f"{self.key}: {shown(self.before)} → {shown(self.after)}"
+
+
+@dataclass(frozen=True)
+class Step:
+    action: Action
+    section: str
+    name: str
+    index: int | None = None  # the entry's index in the file (None for deletions)
+    changes: tuple[FieldChange, ...] = ()
+
+    def __str__(self) -> str:
+        sign = {"create": "+", "change": "~", "delete": "-"}[self.action]
+        head = f"{sign} {self.action} {SINGULAR[self.section]} {json.dumps(self.name, ensure_ascii=False)}"
+        return "\n".join([head, *(f"    {change}" for change in self.changes)])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "section": self.section,
+            "name": self.name,
+            "changes": [{"field": c.key, "before": c.before, "after": c.after} for c in self.changes],
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    steps: tuple[Step, ...] = field(default_factory=tuple)
+
+    def count(self, action: Action) -> int:
+        return sum(1 for step in self.steps if step.action == action)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.steps
+
+    def summary(self) -> str:
+        if self.is_empty:
+            return "No changes: EvalHub already matches the file."
+        return (
+            f"Plan: {self.count('create')} to create, {self.count('change')} to change, "
+            f"{self.count('delete')} to delete."
+        )
+
+    def __str__(self) -> str:
+        return "\n".join([*(str(step) for step in self.steps), self.summary()])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "summary": self.summary(),
+            "create": self.count("create"),
+            "change": self.count("change"),
+            "delete": self.count("delete"),
+            "steps": [step.to_dict() for step in self.steps],
+        }
+
+
+def shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+def make_plan(current: Mapping[str, Mapping[str, Mapping[str, Any]]], data: Mapping[str, Any], *, prune: bool) -> Plan:
+    """`current`: {section: {name: complete entry}} as stored; `data`: the validated file."""
+    steps: list[Step] = []
+    for key, section in SECTIONS.items():
+        stored = current.get(key, {})
+        wanted = data.get(key) or []
+        for index, entry in enumerate(wanted):
+            desired = section.complete(entry)
+            before = stored.get(desired["name"])
+            if before is None:
+                steps.append(Step("create", key, desired["name"], index))
+                continue
+            changes = tuple(
+                FieldChange(name, before.get(name), value)
+                for name, value in desired.items()
+                if before.get(name) != value
+            )
+            if changes:
+                steps.append(Step("change", key, desired["name"], index, changes))
+        # Only sections the file has: a file without `providers:` never deletes a provider.
+        if prune and key in data:
+            names = {entry["name"] for entry in wanted}
+            steps += [Step("delete", key, name) for name in sorted(stored) if name not in names]
+    return Plan(tuple(steps))

@@ -1,0 +1,55 @@
+"""`servers:` MCP servers (stdio, Streamable HTTP, SSE). Env and header values that are `${VAR}` are secrets."""
+
+from __future__ import annotations
+
+from evalhub.suites.sections.spec import NAME, SECRET_REFERENCE, Field, Section
+
+_VALUES = {
+    "type": "object",
+    "additionalProperties": {"type": "string"},
+}
+
+SECTION = Section(
+    key="servers",
+    description="An MCP server, by name. Scenarios refer to it by that name.",
+    fields={
+        "name": Field(NAME, "Unique name."),
+        "description": Field({"type": "string"}, "What it is.", ""),
+        "transport": Field(
+            {"enum": ["stdio", "http", "sse"]},
+            "stdio (a command EvalHub starts), http (Streamable HTTP) or sse.",
+            "http",
+        ),
+        "command": Field({"type": "string"}, "stdio: the program to start (never a shell line).", ""),
+        "args": Field({"type": "array", "items": {"type": "string"}}, "stdio: its arguments, one item each.", []),
+        "cwd": Field({"type": "string"}, "stdio: the absolute working directory.", ""),
+        "env": Field(
+            _VALUES,
+            "stdio: environment variables. A value written ${VAR} is a secret read from VAR where the server runs.",
+            {},
+            attr=None,
+        ),
+        "url": Field({"type": "string"}, "http/sse: the server's URL.", ""),
+        "headers": Field(
+            _VALUES, "http/sse: headers sent on every request. A value written ${VAR} is a secret.", {}, attr=None
+        ),
+        "bearer_token": Field(SECRET_REFERENCE, "http/sse: the bearer token, as ${VAR}.", "", attr=None),
+        "protocol_mode": Field(
+            {"enum": ["auto", "legacy"]}, "legacy skips the 2026 protocol probe, for old servers.", "auto"
+        ),
+        "connect_timeout": Field({"type": "number", "exclusiveMinimum": 0}, "Seconds to connect.", 30.0),
+        "request_timeout": Field({"type": "number", "exclusiveMinimum": 0}, "Seconds per request.", 60.0),
+    },
+    extra_schema={
+        "allOf": [
+            {
+                "if": {"properties": {"transport": {"const": "stdio"}}, "required": ["transport"]},
+                "then": {"required": ["command"], "properties": {"command": {"minLength": 1}}},
+            },
+            {  # http is the default, so a server without a transport needs a URL too
+                "if": {"properties": {"transport": {"enum": ["http", "sse"]}}},
+                "then": {"required": ["url"], "properties": {"url": {"minLength": 1}}},
+            },
+        ]
+    },
+)

@@ -1,0 +1,79 @@
+"""The scenario list's and page's last score while runs finish: the previous score stays, the new one replaces
+it once scored, and the cell or section polls only meanwhile."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from evalhub.scenarios.models import Scenario
+from runs.models import Run
+from tests.base import make_demo_server, make_scenario
+
+
+@pytest.fixture
+def scenario(db: None) -> Scenario:
+    return make_scenario(make_demo_server())
+
+
+def cell(client: Client, scenario: Scenario) -> str:
+    html = client.get(f"/scenarios/{scenario.pk}/last-score/").content.decode()
+    assert html.lstrip().startswith(f'<td id="last-score-{scenario.pk}"')
+    return html
+
+
+@pytest.mark.django_db
+class LastScoreTests:
+    def test_the_previous_score_stays_while_a_newer_run_is_under_way(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        done = Run.objects.create(scenario=scenario, model="m", status="done", score=0.5, passed=False)
+        newer = Run.objects.create(scenario=scenario, model="m", status="queued")
+
+        listed = alice_client.get("/scenarios/").content.decode()
+        polled = cell(alice_client, scenario)
+
+        for html in (listed, polled):
+            assert f'<a href="/runs/{done.pk}/"><span class="badge badge-fail">fail 0.50</span></a>' in html
+            assert f'href="/runs/{newer.pk}/"' in html and "queued</span>" in html
+            assert f'hx-get="/scenarios/{scenario.pk}/last-score/" hx-trigger="every 2s"' in html
+
+        Run.objects.filter(pk=newer.pk).update(status="done", score=1.0, passed=True)
+        finished = cell(alice_client, scenario)
+
+        assert "pass 1.00" in finished and "fail 0.50" not in finished and "hx-trigger" not in finished
+
+    def test_a_latest_run_without_a_score_is_named_beside_the_last_score(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        Run.objects.create(scenario=scenario, model="m", status="done", score=1.0, passed=True)
+        failed = Run.objects.create(scenario=scenario, model="m", status="error", passed=False)
+
+        html = cell(alice_client, scenario)
+
+        assert "pass 1.00" in html and f'href="/runs/{failed.pk}/"' in html and 'badge-fail">error' in html
+
+    def test_the_scenario_page_polls_its_runs_only_while_one_is_under_way(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        Run.objects.create(scenario=scenario, model="m", status="done", score=0.5, passed=False)
+        running = Run.objects.create(scenario=scenario, model="m", status="queued")
+
+        fragment = alice_client.get(f"/scenarios/{scenario.pk}/", HTTP_HX_REQUEST="true").content.decode()
+        assert fragment.lstrip().startswith('<div id="scenario-runs"') and 'hx-trigger="every 2s"' in fragment
+        assert "<html" not in fragment and "fail 0.50" in fragment
+
+        Run.objects.filter(pk=running.pk).update(status="done", score=1.0, passed=True)
+        page = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+        assert 'hx-trigger="every 2s"' not in page and "pass 1.00" in page
+
+    def test_recent_runs_show_the_cost_as_the_runs_list_does(self, alice_client: Client, scenario: Scenario) -> None:
+        Run.objects.create(scenario=scenario, model="m", status="error", started_at=timezone.now())
+
+        html = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+
+        assert "no model call" in html and "unknown" not in html
+
+    def test_it_requires_login(self, client: Client, scenario: Scenario) -> None:
+        assert client.get(f"/scenarios/{scenario.pk}/last-score/").status_code == 302

@@ -1,0 +1,199 @@
+"""mcptest v1 suites: the conversion (pure) with its precise report, and the import through the command."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+
+from evalhub.providers.models import Provider
+from evalhub.scenarios.models import Scenario
+from evalhub.servers.models import McpServer
+from evalhub.suites.mcptest import MAPPING, convert, mapping_table
+from evalhub.suites.source import load
+from evalhub.suites.validation import problems_of
+from scorers.models import Scorer
+
+SUITE = Path(__file__).with_name("mcptest_suite.yaml")
+
+
+def converted(environ: dict[str, str] | None = None) -> tuple[dict, list[str]]:  # type: ignore[type-arg]
+    conversion = convert(
+        load(SUITE.read_text()).data, environ=environ or {}, provider="EvalHub offline", model="evalhub-offline"
+    )
+    return conversion.suite, [str(note) for note in conversion.notes]
+
+
+SERVERS = {"weather": {"command": ["python", "-m", "evalhub.demo_server"]}}
+OFFLINE = {"provider": "EvalHub offline", "model": "evalhub-offline"}
+
+
+class ConvertTests:
+    def test_the_result_is_a_valid_evalhub_suite(self) -> None:
+        suite, _ = converted()
+        assert problems_of(suite) == []
+
+    def test_the_report_lists_exactly_what_did_not_carry_over(self) -> None:
+        _, notes = converted()
+        assert notes == [
+            "/compliance: unsupported: protocol compliance checks are not part of EvalHub",
+            "/model_compatibility: unsupported: metadata only; run several models with `evalhub run --models`",
+            "/servers/remote/auth/oauth: unsupported: only auth.bearer_token_env is supported",
+            "/servers/remote/wait_for_ready: unsupported: no EvalHub server setting for this",
+            "/agents/0/models/0: approximated: runs on provider 'EvalHub offline' (choose with --provider)",
+            "/agents/0/models/1: approximated: one model per scenario: run it with --models",
+            "/agents/0/turns: approximated: the prompt is sent first, then each turn: per_turn[i] is turn i+1",
+            "/agents/0/expect/0: approximated: checks get_forecast was called, not that it was call 1",
+            "/agents/0/expect/10: unsupported: target 'conversation.tokens.total' with matcher 'regex': "
+            "no EvalHub expectation reads this target",
+            "/agents/0/expect/11: unsupported: target 'tool_calls[0].inputs_digest' with matcher 'exact': "
+            "no EvalHub expectation reads this target",
+            "/agents/0/expect/12: approximated: checks get_forecast was called, not that it was call 2",
+            "/agents/0/expect/14: unsupported: target 'tool_names' with matcher 'contains-any': "
+            "no EvalHub expectation for this matcher on the tool list",
+            "/agents/0/expect/16: unsupported: target 'final_response' with matcher 'similar': "
+            "no final_answer check for this matcher",
+            "/agents/0/expect/17: approximated: checks at most 3 calls, not exactly",
+            "/agents/0/eval/mcp_use: unsupported: judged trace metrics are not supported; use a judge scorer",
+            "/agents/0/eval/rubric: approximated: weighted criteria judged together, as one rubric",
+            "/tools/0/expect/1: unsupported: target 'result.content' with matcher 'snapshot' does not map",
+            "/tools/0: approximated: an agent is asked to make this call (execution-level scenarios are not here)",
+        ]
+
+    def test_agent_fields_and_expectations_map(self) -> None:
+        suite, _ = converted({"MCPTEST_WHO": "Ada"})
+        agent, tool_test, evaluation = suite["scenarios"]
+        assert {k: agent[k] for k in ("name", "server", "model", "prompt", "max_turns", "time_limit_seconds")} == {
+            "name": "weather routes",
+            "server": "weather",
+            "model": "evalhub-offline",
+            "prompt": "What is the weather in Paris?",
+            "max_turns": 6,
+            "time_limit_seconds": 30,
+        }
+        assert (agent["max_tool_calls"], agent["token_budget"], agent["tags"]) == (5, 50000, ["smoke", "weather"])
+        kinds = [(e["kind"], e.get("tool"), e.get("call")) for e in agent["expectations"]]
+        assert ("tool_called", "get_forecast", "first") in kinds
+        assert {
+            "kind": "tool_called",
+            "tool": "get_forecast",
+            "args": {"city": {"$oneOf": ["Paris", "paris"]}},
+            "call": {"nth": 2},
+        } in agent["expectations"]
+        assert {"kind": "tool_not_called", "tools": ["book_flight"]} in agent["expectations"]
+        assert {"kind": "no_redundant_calls"} in agent["expectations"]
+        assert {
+            "kind": "tool_result",
+            "tool": "get_forecast",
+            "call": "first",
+            "path": "$.content[0].text",
+            "regex": "°",
+        } in agent["expectations"]
+        assert {"kind": "final_answer", "icontains": "paris", "description": "names the city"} in agent["expectations"]
+        assert {"kind": "final_answer", "not_contains": "error"} in agent["expectations"]
+        assert {"kind": "stop_reason", "equals": "completed"} in agent["expectations"]
+        assert agent["scorers"] == ["weather routes rubric", "weather routes rubric 2"]
+        assert agent["pass_threshold"] == 0.7  # the eval rubric's threshold, the last one given
+        assert tool_test["expectations"][0] == {
+            "kind": "tool_called",
+            "tool": "get_forecast",
+            "args": {"latitude": 48.85, "longitude": 2.35},
+            "match": "exact",
+        }
+        assert evaluation["prompt"] == "Summarize the weather in Paris for Ada."  # from_env wins over the default
+        assert evaluation["pass_threshold"] == 0.6
+
+    def test_scripted_turns_become_the_prompt_and_follow_ups_with_per_turn_expectations(self) -> None:
+        agent = {
+            "name": "trip",
+            "model": "evalhub-offline",
+            "servers": ["weather"],
+            "turns": [{"user": "Find a flight to Paris"}, {"user": "Book it"}],
+            "expect": [
+                {"target": "conversation.per_turn[1].tool_calls[0].name", "matcher": {"exact": "book_flight"}},
+                {"target": "conversation.per_turn[1].tool_calls[0].args.to", "matcher": {"exact": "CDG"}},
+                {"target": "conversation.per_turn[0].final_response", "matcher": {"contains": "Paris"}},
+                {"target": "conversation.per_turn[1].conversation.stop_reason", "matcher": {"exact": "completed"}},
+            ],
+        }
+        conversion = convert({"servers": SERVERS, "agents": [agent]}, environ={}, **OFFLINE)
+        (scenario,) = conversion.suite["scenarios"]
+
+        assert (scenario["prompt"], scenario["conversation"]) == ("Find a flight to Paris", {"turns": ["Book it"]})
+        assert scenario["expectations"] == [
+            {"kind": "tool_called", "tool": "book_flight", "turn": 1},
+            {"kind": "tool_called", "tool": "book_flight", "args": {"to": "CDG"}, "call": "first", "turn": 1},
+            {"kind": "final_answer", "contains": "Paris", "turn": 0},
+        ]
+        assert "/agents/0/expect/3: unsupported: stop_reason is about the whole run, not a turn" in [
+            str(note) for note in conversion.notes
+        ]
+        assert problems_of(conversion.suite) == []
+
+    def test_a_simulated_user_maps_goal_persona_and_turn_cap(self) -> None:
+        agent = {
+            "name": "sim",
+            "model": "evalhub-offline",
+            "servers": ["weather"],
+            "turns": {"simulate": {"goal": "Book a flight to Paris", "persona": "terse", "max_turns": 3, "seed": 1}},
+        }
+        conversion = convert({"servers": SERVERS, "agents": [agent]}, environ={}, **OFFLINE)
+        (scenario,) = conversion.suite["scenarios"]
+
+        assert scenario["prompt"] == "Book a flight to Paris"
+        assert scenario["conversation"] == {
+            "simulate": {"goal": "Book a flight to Paris", "persona": "terse", "max_user_turns": 3}
+        }
+        assert [str(note) for note in conversion.notes] == [
+            "/agents/0/model: approximated: runs on provider 'EvalHub offline' (choose with --provider)",
+            "/agents/0/turns/simulate/seed: unsupported: the simulated user takes goal, persona, max_turns",
+            "/agents/0/turns/simulate: approximated: the goal is the first user message",
+        ]
+        assert problems_of(conversion.suite) == []
+
+    def test_servers_and_providers_keep_secrets_as_references(self) -> None:
+        suite, _ = converted()
+        weather, remote = suite["servers"]
+        assert (weather["transport"], weather["command"], weather["args"]) == (
+            "stdio",
+            "python",
+            ["-m", "evalhub.demo_server"],
+        )
+        assert remote["bearer_token"] == "${REMOTE_TOKEN}"
+        assert remote["headers"] == {"X-Tenant": "acme", "X-API-Key": "${ACME_KEY}"}
+        assert suite["providers"] == [
+            {"name": "openrouter", "base_url": "https://openrouter.ai/api/v1", "api_key": "${OPENROUTER_API_KEY}"}
+        ]
+
+    def test_the_mapping_table_has_one_row_per_mapping(self) -> None:
+        table = mapping_table()
+        assert all(source in table for source, _, _ in MAPPING)
+        assert "agents[].time_budget\n    → scenarios[].time_limit_seconds" in table
+
+
+@pytest.mark.django_db
+class ImportCommandTests:
+    def test_import_creates_everything_and_prints_the_report(self, alice: User, settings: object) -> None:
+        settings.EVALHUB_SECRET_ENV_ALLOWLIST = ["REMOTE_TOKEN", "ACME_KEY", "OPENROUTER_API_KEY"]  # type: ignore[attr-defined]
+        out, err = io.StringIO(), io.StringIO()
+        call_command("evalhub", "import-mcptest", "-f", str(SUITE), stdout=out, stderr=err)
+        assert "Plan: 9 to create, 0 to change, 0 to delete." in out.getvalue()
+        assert "18 item(s) did not carry over exactly:" in err.getvalue()
+        assert sorted(Scenario.objects.values_list("name", flat=True)) == [
+            "forecast for Paris",
+            "summary on topic",
+            "weather routes",
+        ]
+        assert McpServer.objects.get(name="remote").secrets()["bearer_token"] == "${REMOTE_TOKEN}"
+        assert Provider.objects.filter(name="openrouter").exists()
+        assert Scorer.objects.filter(kind="judge").count() == 3
+
+    def test_a_dry_run_imports_nothing(self, alice: User, settings: object) -> None:
+        settings.EVALHUB_SECRET_ENV_ALLOWLIST = ["*"]  # type: ignore[attr-defined]
+        out = io.StringIO()
+        call_command("evalhub", "import-mcptest", "-f", str(SUITE), "--dry-run", stdout=out, stderr=io.StringIO())
+        assert "Dry run: nothing was changed." in out.getvalue()
+        assert not Scenario.objects.exists() and not McpServer.objects.exists()

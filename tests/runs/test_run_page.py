@@ -1,0 +1,207 @@
+"""The run page's transcript inspector, read through the view: one story, errors marked, values readable,
+untrusted text escaped; and the Runs list's cost, the same as the run page's."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from evalhub.scenarios.models import Scenario
+from runs.models import Run, ScoreResult
+from tests.base import make_demo_server, make_scenario
+from tests.runs.inspector.records import HOSTILE, LONG_TEXT, PIXEL, multi_step_fields
+
+
+@pytest.fixture
+def scenario(db: None) -> Scenario:
+    return make_scenario(make_demo_server())
+
+
+def make_run(scenario: Scenario, **fields: object) -> Run:
+    defaults: dict[str, object] = {"model": "gpt-4o", "status": "done", "score": 1.0, "passed": True}
+    return Run.objects.create(scenario=scenario, started_at=timezone.now(), **{**defaults, **fields})
+
+
+def cost_cell(html: str, run: Run) -> str:
+    row = re.search(rf'<tr id="run-{run.pk}".*?</tr>', html, re.S)[0]  # type: ignore[index]
+    cell = re.search(r'<td class="run-cost">(.*?)</td>', row, re.S)[1]  # type: ignore[index]
+    return " ".join(re.sub(r"<[^>]+>", " ", cell).split())
+
+
+def page_cost(html: str) -> str:
+    cell = re.search(r'<div class="stat-value" id="run-cost">(.*?)</div>', html, re.S)[0]  # type: ignore[index]
+    return " ".join(re.sub(r"<[^>]+>", " ", cell).split())
+
+
+@pytest.mark.django_db
+class RunStoryTests:
+    def test_steps_are_numbered_and_each_call_holds_its_arguments_and_result(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        run = make_run(scenario, **multi_step_fields())
+
+        response = alice_client.get(f"/runs/{run.pk}/")
+
+        story = response.context["story"]
+        assert [step["number"] for step in story["steps"]] == [1, 2, 3]
+        calls = story["steps"][0]["calls"] + story["steps"][1]["calls"]
+        # Anchors count calls as allToolCalls lists them: a program, then the calls it made.
+        assert [call["anchor"] for call in calls] == ["call-1", "call-2", "call-3"]
+        assert [(c["label"], c["anchor"]) for c in calls[2]["nested"]] == [("3.1", "call-4"), ("3.2", "call-5")]
+        assert (story["first_error"], story["error_count"]) == ("call-1", 1)
+        html = response.content.decode()
+        failed = re.search(
+            r'<details class="call call-error" id="call-1" data-key="call-1" open>.*?</details>\s*<details', html, re.S
+        )
+        assert failed and "Coordinates out of range: latitude 91, longitude 2.35." in failed[0]
+        assert '<a class="jump-error" href="#call-1">' in html
+        # The final answer once: the last step points to it instead of repeating it.
+        shown = re.sub(r'data-copy="[^"]*"', "", html)  # the copy button holds it too, unseen
+        assert shown.count("It is 18.5 °C and clear in Paris.") == 1
+
+    def test_structured_content_is_shown_once_as_a_tree(self, alice_client: Client, scenario: Scenario) -> None:
+        run = make_run(scenario, **multi_step_fields())
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        call = html[html.index('id="call-2"') : html.index('id="step-2"')]
+        assert call.count('<span class="json-key">temperature_c</span>') == 1
+        assert "structuredContent (its text copy is not repeated)" in call
+        assert 'data-json-path="[]"' in call and 'class="copy-button"' in call
+        assert (
+            '<span class="badge badge-pass" title="structuredContent matches the outputSchema">schema ok</span>' in call
+        )
+
+    def test_untrusted_text_stays_text(self, alice_client: Client, scenario: Scenario) -> None:
+        run = make_run(scenario, **multi_step_fields())
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        assert HOSTILE not in html and "<script>window.pwned" not in html
+        escaped = "&lt;script&gt;window.pwned = true&lt;/script&gt;"
+        # In the program's console, its result, and the embedded resource; each escaped.
+        assert html.count(escaped) >= 3
+
+    def test_images_are_previewed_from_their_own_bytes_only(self, alice_client: Client, scenario: Scenario) -> None:
+        run = make_run(scenario, **multi_step_fields())
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        assert f'<img src="data:image/png;base64,{PIXEL}"' in html
+        assert "data:image/svg+xml" not in html and "image/svg+xml (16 base64 characters), not shown" in html
+        assert "https://example.com/map</code>" in html and "(not fetched)" in html
+        assert 'src="https://example.com' not in html and 'href="https://example.com' not in html
+
+    def test_a_long_value_is_folded_behind_show_all(self, alice_client: Client, scenario: Scenario) -> None:
+        run = make_run(scenario, **multi_step_fields())
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        assert "show all 3,000 characters" in html
+        assert LONG_TEXT in html  # the whole of it, behind the fold
+
+    def test_a_program_shows_its_code_console_return_value_and_nested_calls(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        run = make_run(scenario, **multi_step_fields())
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        program = html[html.index('id="call-3"') : html.index('id="step-3"')]
+        assert '<pre class="code program">const w = await tools.search_flights({origin: &quot;PAR&quot;});' in program
+        assert "Console (2 lines)" in program and "Tool calls made by the program (2)" in program
+        assert '<span class="call-label">call 3.2</span>' in program
+        assert "⚠ Schema: structuredContent at (root): &#x27;city&#x27; is a required property" in " ".join(
+            re.sub(r"<[^>]+>", " ", program).split()
+        )
+        assert "Return value" in program and '<span class="json-key">flights</span>' in program
+
+    def test_user_turns_come_before_the_step_they_led_to(self, alice_client: Client, scenario: Scenario) -> None:
+        run = make_run(scenario, **multi_step_fields())
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        assert html.index("Weather in Paris?</pre>") < html.index('id="step-1"')
+        assert html.index('id="step-1"') < html.index("And flights?") < html.index('id="step-2"')
+        assert 'title="Written by the simulated user model, not by a person">simulated</span>' in html
+
+    def test_the_timeline_splits_the_run_into_model_tools_harness_and_scoring(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        run = make_run(scenario, **multi_step_fields())
+        ScoreResult.objects.create(run=run, scorer_name="Default", scorer_kind="default", score=1, duration_ms=500)
+
+        timeline = alice_client.get(f"/runs/{run.pk}/").context["timeline"]
+
+        # Model 500 + 400 + 100; tools 40 + 120 + 300 (top-level calls: a program's time includes its calls).
+        assert [(s["kind"], s["ms"]) for s in timeline["segments"]] == [
+            ("model", 1000),
+            ("tools", 460),
+            ("harness", 540),
+            ("scoring", 500),
+        ]
+        assert [s["percent"] for s in timeline["segments"]] == [40.0, 18.4, 21.6, 20.0]
+
+    def test_a_refresh_keeps_the_same_collapsible_keys(self, alice_client: Client, scenario: Scenario) -> None:
+        # What a reader opened is remembered by these keys across the live refreshes of #run-body.
+        run = make_run(
+            scenario,
+            status="running",
+            score=None,
+            passed=None,
+            heartbeat_at=timezone.now(),
+            **{**multi_step_fields(), "duration_ms": None},
+        )
+
+        first = alice_client.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true").content.decode()
+        again = alice_client.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true").content.decode()
+
+        assert first.lstrip().startswith('<div id="run-body"')
+        keys = re.findall(r'data-key="([^"]+)"', first)
+        assert len(keys) == len(set(keys)) > 10 and keys == re.findall(r'data-key="([^"]+)"', again)
+
+
+@pytest.mark.django_db
+class RunCostTests:
+    def test_the_runs_list_and_the_run_page_show_the_same_labelled_cost(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        run = make_run(scenario, **multi_step_fields())
+        judged = {"run": run, "scorer_kind": "judge", "score": 1, "passed": True}
+        ScoreResult.objects.create(scorer_name="Judge", cost_usd=Decimal("0.0004"), **judged)
+        ScoreResult.objects.create(scorer_name="Old", cost_usd=Decimal("9"), is_current=False, **judged)
+        ScoreResult.objects.create(scorer_name="Skipped", outcome="skipped", **judged)
+
+        listed = cost_cell(alice_client.get("/runs/").content.decode(), run)
+        shown = page_cost(alice_client.get(f"/runs/{run.pk}/").content.decode())
+
+        assert listed == shown == "$0.0030 agent + $0.0004 judge"
+
+    def test_a_judge_of_unknown_price_makes_the_judge_part_unknown(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        run = make_run(scenario, **multi_step_fields())
+        for cost in (Decimal("0.0004"), None):
+            ScoreResult.objects.create(run=run, scorer_name="J", scorer_kind="judge", score=1, cost_usd=cost)
+
+        assert cost_cell(alice_client.get("/runs/").content.decode(), run) == "$0.0030 agent + unknown judges"
+
+    def test_a_run_that_never_reached_the_model_says_so(self, alice_client: Client, scenario: Scenario) -> None:
+        run = make_run(
+            scenario,
+            status="error",
+            passed=False,
+            error={"step": "connect", "kind": "command_not_found", "message": "No such command."},
+        )
+        priced_unknown = make_run(scenario, model_calls=[{"step": 1, "cost_usd": None, "latency_ms": 5}])
+
+        listed = alice_client.get("/runs/").content.decode()
+        page = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        assert cost_cell(listed, run) == page_cost(page) == "no model call"
+        assert cost_cell(listed, priced_unknown) == "unknown agent"
+        assert 'href="#run-error"' in page and 'id="run-error"' in page
