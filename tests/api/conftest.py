@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.cache import cache
+from django.core.cache import caches
 from django.test import Client
 
 from evalhub.api_keys.models import ApiKey
@@ -21,7 +21,7 @@ def fresh_rate_limits(db: None, monkeypatch: pytest.MonkeyPatch) -> None:
     Not `cache.clear()`: on the Redis tier the cache shares its database with the Celery broker, and clearing it
     (FLUSHDB) drops the queues' bindings and messages of every other test process — their runs never reach a worker.
     """
-    monkeypatch.setattr(cache, "key_prefix", f"test-{uuid.uuid4().hex}")
+    monkeypatch.setattr(caches["default"], "key_prefix", f"test-{uuid.uuid4().hex}")
 
 
 def key_client(user: User, scopes: list[str], **issue: object) -> Client:
