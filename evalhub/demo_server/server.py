@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from evalhub.demo_server import data
 from evalhub.demo_server.arguments import ArgumentCheck
+from evalhub.demo_server.evals import EVALS, ShippedEvals
 
 NAME = "Demo travel server"
 VERSION = "1.0.0"
@@ -266,4 +267,5 @@ def build_server(mode: str = "normal") -> MCPServer:
     )(airport)
     server.prompt(title="Plan a trip", description=_doc(plan_trip))(plan_trip)
     server.middleware.append(ArgumentCheck(server))
+    server.middleware.append(ShippedEvals(EVALS))
     return server

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 import anyio
 import mcp_types
 from mcp import Client
+from pydantic import BaseModel, ConfigDict
 
-from evalhub.mcp_client import classify, convert
+from evalhub.mcp_client import classify, convert, server_evals
+from evalhub.mcp_client.announcements import Announcements
 from evalhub.mcp_client.classify import Context
 from evalhub.mcp_client.config import ServerConfig
 from evalhub.mcp_client.errors import ErrorKind, McpConnectionError
@@ -21,11 +23,19 @@ from evalhub.mcp_client.http import HttpFacts, http_transport, sse_transport
 from evalhub.mcp_client.process import StdioState
 from evalhub.mcp_client.redact import Redactor
 from evalhub.mcp_client.stdio import stdio_transport
-from evalhub.mcp_client.tool_filter import InvalidTool, ToolListFilter, filtered
+from evalhub.mcp_client.stream_watch import filtered
+from evalhub.mcp_client.tool_filter import InvalidTool, ToolListFilter
 
 if TYPE_CHECKING:
     # The SDK's (read_stream, write_stream) pair; only a private SDK module names the type.
     from mcp.client._transport import TransportStreams
+
+
+class _RawResult(BaseModel):
+    """A result the SDK has no model for (a method outside the spec), kept whole: its fields are the extras."""
+
+    model_config = ConfigDict(extra="allow")
+
 
 CLIENT_INFO = mcp_types.Implementation(name="evalhub", version="0.1.0")
 # A paginating server that never stops must not keep us listing forever.
@@ -58,10 +68,11 @@ class ServerInfo:
 class Connection:
     """An open session. Every method raises McpConnectionError, never an SDK exception."""
 
-    def __init__(self, client: Client, ctx: Context, tool_filter: ToolListFilter) -> None:
+    def __init__(self, client: Client, ctx: Context, tool_filter: ToolListFilter, announcements: Announcements) -> None:
         self._client = client
         self._ctx = ctx
         self._tool_filter = tool_filter
+        self._announcements = announcements
         # The SDK raises on a structuredContent that breaks the tool's outputSchema, losing the result. EvalHub
         # records the result and checks it itself (runs/tool_results.py), so an invalid one is shown, not fatal.
         client.session.validate_tool_result = _accept_tool_result  # type: ignore[method-assign]
@@ -71,7 +82,10 @@ class Connection:
             version=self._clean(implementation.version if implementation else ""),
             title=self._clean(implementation.title if implementation else None),
             protocol_version=client.protocol_version,
-            capabilities=self._clean(convert.dump(client.server_capabilities) or {}),
+            # The SDK's view, plus the capabilities it has no field for (e.g. "evals"), as the server sent them.
+            capabilities=self._clean(
+                {**(announcements.capabilities or {}), **(convert.dump(client.server_capabilities) or {})}
+            ),
             instructions=self._clean(client.instructions),
         )
 
@@ -94,6 +108,10 @@ class Connection:
     def supports(self, capability: str) -> bool:
         """Whether the server announced `capability` ("tools", "resources", "prompts") in the handshake."""
         return capability in self.info.capabilities
+
+    def saw_notification(self, method: str) -> bool:
+        """Whether the server sent a `method` notification on this connection (e.g. a list_changed)."""
+        return method in self._announcements.notifications
 
     @property
     def invalid_tools(self) -> list[InvalidTool]:
@@ -119,6 +137,26 @@ class Connection:
     async def list_prompts(self) -> list[convert.PromptDict]:
         pages = await self._paginate("prompts/list", lambda cursor: self._client.list_prompts(cursor=cursor))
         return self._clean([convert.prompt(item) for page in pages for item in page.prompts])
+
+    async def list_evals(self, level: str | None = None) -> server_evals.Listing:
+        """The evals the server ships (the evals/list proposal), every page; `level` filters at the source.
+
+        Evals that break the proposal's schema are left out and listed with the reason in `invalid`.
+        """
+        method = server_evals.LIST_EVALS
+        level_filter = {"level": level} if level else {}
+        pages = await self._paginate(
+            method, lambda cursor: self._raw_page(method, {**level_filter, **({"cursor": cursor} if cursor else {})})
+        )
+        return self._clean(server_evals.listing([page.result for page in pages]))
+
+    async def _raw_page(self, method: str, params: dict[str, Any]) -> server_evals.RawPage:
+        request = mcp_types.Request[dict[str, Any], str](method=method, params=params)
+        result = await self._request(method, lambda: self._client.session.send_request(request, _RawResult))
+        try:
+            return server_evals.RawPage.of(result.model_extra or {})
+        except ValueError as exc:
+            raise self._ctx.error(ErrorKind.PROTOCOL_ERROR, f"The server's {method} answer is invalid: {exc}.") from exc
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None
@@ -155,7 +193,9 @@ class Connection:
             if cursor is None:
                 return pages
             if cursor in seen:
-                raise self._ctx.error(ErrorKind.PROTOCOL_ERROR, f"The server repeated a {method} page cursor.")
+                raise self._ctx.error(
+                    ErrorKind.PROTOCOL_ERROR, f"The server's {method} repeated a page cursor, so it would never end."
+                )
             seen.add(cursor)
         raise self._ctx.error(ErrorKind.PROTOCOL_ERROR, f"The server's {method} did not end after {MAX_PAGES} pages.")
 
@@ -206,8 +246,9 @@ async def connect(config: ServerConfig) -> AsyncIterator[Connection]:
     stdio = config.transport == "stdio"
     ctx = Context(config, redact, stdio=StdioState(redact) if stdio else None, http=None if stdio else HttpFacts())
     tool_filter = ToolListFilter(redact)
+    announcements = Announcements()
     client = Client(
-        filtered(_transport(config, ctx), tool_filter),
+        filtered(_transport(config, ctx), tool_filter, announcements),
         mode=config.protocol_mode,
         read_timeout_seconds=config.request_timeout,
         client_info=CLIENT_INFO,
@@ -226,7 +267,7 @@ async def connect(config: ServerConfig) -> AsyncIterator[Connection]:
                 scope.deadline = math.inf
                 tool_filter.version = client.protocol_version
                 try:
-                    yield Connection(client, ctx, tool_filter)
+                    yield Connection(client, ctx, tool_filter, announcements)
                 except BaseException as exc:
                     body_error = exc
                     raise

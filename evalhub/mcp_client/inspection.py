@@ -10,8 +10,9 @@ from typing import Any
 
 import anyio
 
+from evalhub.mcp_client import server_evals
 from evalhub.mcp_client.config import ServerConfig
-from evalhub.mcp_client.connection import connect
+from evalhub.mcp_client.connection import Connection, connect
 from evalhub.mcp_client.convert import PromptDict, ResourceDict, ResourceTemplateDict, ToolDict
 from evalhub.mcp_client.errors import ErrorKind, McpConnectionError
 from evalhub.mcp_client.snapshot import tools_hash
@@ -34,6 +35,11 @@ class Inspection:
     resources: list[ResourceDict]
     resource_templates: list[ResourceTemplateDict]
     prompts: list[PromptDict]
+    # Evals the server ships (only when it announced the `evals` capability), those that break the proposal's
+    # schema with the reason, and why listing them failed (the rest of the inspection still counts).
+    evals: list[dict[str, Any]]
+    invalid_evals: list[server_evals.InvalidEval]
+    evals_error: str | None
     tools_hash: str
     warnings: list[str]
     stderr_tail: str
@@ -44,7 +50,7 @@ class Inspection:
 
 
 async def inspect_server_async(config: ServerConfig) -> Inspection:
-    """Connect, list tools, resources, resource templates and prompts, disconnect.
+    """Connect, list tools, resources, resource templates, prompts and shipped evals, disconnect.
 
     The whole inspection shares one budget, `config.connect_timeout`: a server that hangs after the handshake
     cannot hold a page load for four request timeouts. Stopping a stdio server adds at most ~2 s on top.
@@ -62,6 +68,8 @@ async def inspect_server_async(config: ServerConfig) -> Inspection:
             templates = await conn.list_resource_templates() if conn.supports("resources") else []
             step = "prompts/list"
             prompts = await conn.list_prompts() if conn.supports("prompts") else []
+            step = server_evals.LIST_EVALS
+            evals, evals_error = await _shipped_evals(conn)
         if scope.cancelled_caught:
             raise McpConnectionError(
                 ErrorKind.REQUEST_TIMEOUT,
@@ -83,11 +91,25 @@ async def inspect_server_async(config: ServerConfig) -> Inspection:
             resources=resources,
             resource_templates=templates,
             prompts=prompts,
+            evals=evals["evals"],
+            invalid_evals=evals["invalid"],
+            evals_error=evals_error,
             tools_hash=tools_hash(tools),
             warnings=conn.warnings,
             stderr_tail=conn.stderr_tail,
             duration_ms=round((time.monotonic() - started) * 1000),
         )
+
+
+async def _shipped_evals(conn: Connection) -> tuple[server_evals.Listing, str | None]:
+    """The server's evals, or none and the reason: a server whose evals/list is broken can still be inspected
+    and run; only its shipped evals are unavailable."""
+    if not conn.supports(server_evals.CAPABILITY):
+        return {"evals": [], "invalid": []}, None
+    try:
+        return await conn.list_evals(), None
+    except McpConnectionError as exc:
+        return {"evals": [], "invalid": []}, exc.message
 
 
 def inspect_server(config: ServerConfig) -> Inspection:

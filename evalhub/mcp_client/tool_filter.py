@@ -10,10 +10,8 @@ unchanged and fails as before.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mcp_types
 from mcp.shared.message import SessionMessage
@@ -22,9 +20,6 @@ from pydantic import ValidationError
 
 from evalhub.mcp_client.classify import describe_validation
 from evalhub.mcp_client.redact import Redactor
-
-if TYPE_CHECKING:
-    from mcp.client._transport import ReadStream, TransportStreams, WriteStream
 
 LIST_TOOLS = "tools/list"
 
@@ -60,10 +55,6 @@ class ToolListFilter:
 
     def reset(self) -> None:
         self.invalid = []
-
-    def wrap(self, streams: TransportStreams) -> TransportStreams:
-        read_stream, write_stream = streams
-        return _Reader(read_stream, self), _Writer(write_stream, self)
 
     def sent(self, item: SessionMessage) -> None:
         message = item.message
@@ -121,64 +112,3 @@ def _check_surface(page: dict[str, Any], version: str) -> None:
         raise
     except (KeyError, ValueError):
         pass  # a version this SDK has no schema for: the session does not check one either
-
-
-@asynccontextmanager
-async def filtered(
-    transport: AbstractAsyncContextManager[TransportStreams], tool_filter: ToolListFilter
-) -> AsyncIterator[TransportStreams]:
-    """`transport`, with its streams wrapped by `tool_filter`."""
-    async with transport as streams:
-        yield tool_filter.wrap(streams)
-
-
-class _Reader:
-    def __init__(self, inner: ReadStream[SessionMessage | Exception], owner: ToolListFilter) -> None:
-        self._inner = inner
-        self._owner = owner
-
-    async def receive(self) -> SessionMessage | Exception:
-        return self._owner.received(await self._inner.receive())
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def __aiter__(self) -> _Reader:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        return self._owner.received(await self._inner.__anext__())
-
-    async def __aenter__(self) -> _Reader:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc_info: Any) -> bool | None:
-        return await self._inner.__aexit__(*exc_info)
-
-    def __getattr__(self, name: str) -> Any:
-        # `last_context` and whatever else a transport's stream offers the session.
-        return getattr(self._inner, name)
-
-
-class _Writer:
-    def __init__(self, inner: WriteStream[SessionMessage], owner: ToolListFilter) -> None:
-        self._inner = inner
-        self._owner = owner
-
-    async def send(self, item: SessionMessage, /) -> None:
-        self._owner.sent(item)
-        await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _Writer:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc_info: Any) -> bool | None:
-        return await self._inner.__aexit__(*exc_info)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)

@@ -103,7 +103,7 @@ class PaginationTests:
         error = inspect_error(fixture_config("paged_server.py", "--loop"))
 
         assert error.kind == ErrorKind.PROTOCOL_ERROR
-        assert error.message == "The server repeated a tools/list page cursor."
+        assert error.message == "The server's tools/list repeated a page cursor, so it would never end."
 
 
 class MidSessionFailureTests:
