@@ -7,6 +7,7 @@ from evalhub.api import api_urlpatterns
 from evalhub.api_keys import views as api_keys
 from evalhub.providers import views as providers
 from evalhub.scenarios import views as scenarios
+from evalhub.server_evals import views as server_evals
 from evalhub.servers import views as servers
 from evalhub.suites import views as suites
 
@@ -33,6 +34,13 @@ urlpatterns = [
     path("servers/<int:server_id>/edit/", servers.server_edit, name="server_edit"),
     path("servers/<int:server_id>/delete/", servers.server_delete, name="server_delete"),
     path("servers/<int:server_id>/inspect/", servers.server_inspect, name="server_inspect"),
+    path("servers/<int:server_id>/evals/import/", server_evals.server_evals_import, name="server_evals_import"),
+    path("servers/<int:server_id>/evals/resync/", server_evals.server_evals_resync, name="server_evals_resync"),
+    path(
+        "servers/<int:server_id>/side-effects/acknowledge/",
+        server_evals.server_side_effects_acknowledge,
+        name="server_side_effects_acknowledge",
+    ),
     path("servers/<int:server_id>/snapshots/<str:tools_hash>/", servers.server_snapshot, name="server_snapshot"),
     path("settings/", providers.settings_page, name="settings"),
     path("settings/api-keys/", api_keys.api_key_list, name="api_keys"),

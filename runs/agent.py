@@ -34,6 +34,8 @@ class AgentTask:
     max_tokens: int | None = None  # per model call
     budgets: Budgets = field(default_factory=Budgets)
     tool_mode: str = DIRECT  # "code": the model writes programs that call the tools (runs/code_mode)
+    # A shipped eval's own messages (chat format), sent instead of `prompt` alone.
+    messages: tuple[dict[str, Any], ...] = ()
 
 
 class FollowUps(Protocol):
@@ -67,10 +69,7 @@ async def run_agent(
     max_turns, max_tool_calls and the budgets count over the whole conversation."""
     by_name = {tool["name"]: tool for tool in tools}
     offered = [openai_tool(tool) for tool in offered_tools(task.tool_mode, tools)]
-    messages: list[dict[str, Any]] = []
-    if task.system_prompt:
-        messages.append({"role": "system", "content": task.system_prompt})
-    messages.append({"role": "user", "content": task.prompt})
+    messages = opening_messages(task)
     calls_made = 0
 
     for _turn in range(task.max_turns):
@@ -102,6 +101,15 @@ async def run_agent(
             content = cap_text(as_model_content(record["result"]), TOOL_CONTENT_TO_MODEL_BYTES).value
             messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
     return Run.StopReason.MAX_TURNS
+
+
+def opening_messages(task: AgentTask) -> list[dict[str, Any]]:
+    """What the model is sent first: the system prompt, then the eval's messages or the scenario's prompt."""
+    messages: list[dict[str, Any]] = []
+    if task.system_prompt:
+        messages.append({"role": "system", "content": task.system_prompt})
+    messages.extend(task.messages or [{"role": "user", "content": task.prompt}])
+    return messages
 
 
 def _capped_message(message: dict[str, Any]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from evalhub.api.common import (
 from evalhub.api_keys.auth import auth_for
 from evalhub.permissions import require_change
 from evalhub.scenarios.models import Scenario
+from evalhub.server_evals.services import side_effects_settle
 from runs.filters import RunFilters
 from runs.heartbeat import runs_reap_stale
 from runs.models import Run
@@ -120,6 +121,11 @@ class BulkStartIn(Schema):
     scenario_ids: list[Id] = Field([], max_length=500)
     tag: str | None = Field(None, max_length=50, description="Run every scenario with this tag.")
     model: str | None = Field(None, max_length=200, description="Override every scenario's model.")
+    acknowledge_side_effects: bool = Field(
+        False,
+        description="Accept that execution-level scenarios call their server's tools for real (recorded per server "
+        "with who and when). Without it, such a scenario on a server nobody acknowledged answers 409 CONFLICT.",
+    )
 
 
 class BulkStartOut(Schema):
@@ -207,6 +213,7 @@ def start_runs(request: HttpRequest, payload: BulkStartIn) -> Status:
             raise invalid(
                 f"The provider of {unserved[0]!r} does not serve {model!r}.", field="model", scenarios=unserved
             )
+    side_effects_settle(scenarios=scenarios, acknowledge=payload.acknowledge_side_effects, user=acting_user(request))
     result = runs_start_many(scenarios=scenarios, user=acting_user(request), model=model)
     if not result.queued and result.refused:
         status = quota_status()

@@ -20,12 +20,14 @@ from evalhub.mcp_client.redact import Redactor
 from evalhub.model_client.client import ProviderClient
 from evalhub.model_client.errors import ProviderError
 from evalhub.providers.models import Provider
+from evalhub.scenarios.models import Scenario
 from evalhub.vault import SecretUnavailable
 from runs import code_mode, heartbeat
 from runs.agent import AgentTask, run_agent
 from runs.budgets import Budgets
 from runs.conversation.driver import ConversationDriver, load_simulator_provider
 from runs.conversation.spec import parse_conversation
+from runs.levels import execute_directly, invoke_once
 from runs.models import Run, RunEnded
 from runs.recorder import Recorder
 from runs.scoring import score_run
@@ -124,7 +126,9 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
         max_tokens=run.settings.get("max_tokens"),
         budgets=Budgets.from_settings(run.settings),
         tool_mode=run.settings.get("tool_mode", code_mode.DIRECT),
+        messages=tuple(run.settings.get("messages") or ()),
     )
+    level = run.settings.get("level", Scenario.Level.SCENARIO)
     step = "connect"
     try:
         with anyio.fail_after(run.settings["time_limit_seconds"]):
@@ -133,9 +137,16 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
                 await recorder.entering(step)
                 tools = [dict(tool) for tool in await conn.list_tools()]
                 await recorder.tools_listed(tools)
+                if level == Scenario.Level.EXECUTION:
+                    step = "tool call"
+                    return await execute_directly(
+                        tool_call=run.settings["tool_call"], tools=tools, conn=conn, recorder=recorder
+                    )
                 step = "agent"
                 with ExitStack() as clients:
                     client = clients.enter_context(ProviderClient(provider_config))
+                    if level == Scenario.Level.INVOCATION:
+                        return await invoke_once(task=task, tools=tools, client=client, recorder=recorder)
                     driver = None
                     if not conversation.is_single_prompt:
                         simulator = client

@@ -135,6 +135,10 @@ class Recorder:
     async def tool_called(self, call: dict[str, Any]) -> None:
         await self._in_db_thread(self._tool_called, call)
 
+    async def direct_call(self, name: str, arguments: dict[str, Any]) -> None:
+        """A step with no model call: EvalHub itself calls one tool (an execution-level scenario)."""
+        await self._in_db_thread(self._direct_call, name, arguments)
+
     async def answered(self) -> None:
         """The last model message is the run's final answer."""
         await self._in_db_thread(self._answered)
@@ -218,6 +222,12 @@ class Recorder:
                 "attempts": result.attempts,
                 "finish_reason": step["finishReason"],
             }
+        )
+        self._save()
+
+    def _direct_call(self, name: str, arguments: dict[str, Any]) -> None:
+        self.steps.append(
+            {"text": "", "finishReason": "", "direct": True, "toolCalls": [self._tool_call(name, arguments)]}
         )
         self._save()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -12,6 +13,8 @@ from django.utils import timezone
 
 from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
+from evalhub.server_evals.mapping import openai_messages
+from evalhub.server_evals.services import SideEffectsUnacknowledged, require_side_effects_acknowledged
 from runs.experiments.metrics import cells_refresh
 from runs.models import ExperimentCell, Run
 from runs.quota import QuotaExceeded, reserve_run
@@ -36,7 +39,11 @@ def run_create(
     tool_mode: str = "",
 ) -> Run:
     """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
-    an experiment all of its trials at once) inside the same transaction."""
+    an experiment all of its trials at once) inside the same transaction.
+
+    Raises SideEffectsUnacknowledged for an execution-level scenario whose server's side effects nobody accepted.
+    """
+    require_side_effects_acknowledged(scenario)
     snapshot = scenario.server.latest_snapshot()
     run = Run.objects.create(
         scenario=scenario,
@@ -60,6 +67,7 @@ def run_create(
             "expected": scenario.expected,
             "conversation": scenario.conversation,
             "pass_threshold": scenario.pass_threshold,
+            **level_settings(scenario),
         },
         transcript={"prompt": scenario.prompt, "steps": []},
         experiment_id=cell.experiment_id if cell else None,
@@ -69,6 +77,16 @@ def run_create(
     # Only the id travels: the worker reads everything else from the database.
     transaction.on_commit(lambda: execute_run.delay(run.pk))
     return run
+
+
+def level_settings(scenario: Scenario) -> dict[str, Any]:
+    """What a run needs of the scenario's level: the tool to call directly, or a shipped eval's own messages."""
+    settings: dict[str, Any] = {"level": scenario.level}
+    if scenario.level == Scenario.Level.EXECUTION:
+        settings["tool_call"] = scenario.tool_call
+    elif scenario.shipped_eval is not None:
+        settings["messages"] = openai_messages(scenario.shipped_eval["input"]["messages"])
+    return settings
 
 
 @dataclass
@@ -92,7 +110,7 @@ def runs_start_many(
     for scenario in scenarios:
         try:
             result.queued.append(run_start(scenario=scenario, user=user, model=model))
-        except QuotaExceeded as exc:
+        except (QuotaExceeded, SideEffectsUnacknowledged) as exc:
             result.refused += 1
             result.refusal = str(exc)
     return result

@@ -35,6 +35,7 @@ from evalhub.api.common import COMPONENT_MARKER, READ, ApiError, ErrorCode
 from evalhub.api_keys.auth import auth_for
 from evalhub.mcp_client.errors import McpConnectionError
 from evalhub.ratelimit import WINDOW_SECONDS, CallerRateThrottle, with_rate_limit_headers
+from evalhub.server_evals.services import SideEffectsUnacknowledged
 from evalhub.storable import refusal, storable
 from evalhub.vault import SecretUnavailable
 from runs.quota import QuotaExceeded
@@ -115,6 +116,9 @@ def error_response(request: HttpRequest, exc: Exception) -> HttpResponse:
         status = exc.status
         details = {"used": status.used, "limit": status.limit, "resets_at": status.resets_at.isoformat()}
         return _envelope(ErrorCode.QUOTA_EXCEEDED, str(exc), details, 429)
+    if isinstance(exc, SideEffectsUnacknowledged):
+        details = {"server_id": exc.server.pk, "acknowledge_with": "acknowledge_side_effects: true"}
+        return _envelope(ErrorCode.CONFLICT, str(exc), details, 409)
     if isinstance(exc, McpConnectionError):
         details = {"kind": exc.kind.value, "stderr_tail": exc.stderr_tail}
         return _envelope(ErrorCode.SERVER_UNREACHABLE, exc.message, details, 422)

@@ -47,6 +47,21 @@ class Scenario(models.Model):
         help_text="Code mode offers one tool, run_code, whose description is the server's tools as a typed "
         "JavaScript API; each tool call the program makes is recorded as a nested call.",
     )
+
+    class Level(models.TextChoices):
+        # The three levels of the evals/list proposal (reference 000); every other scenario is a "scenario".
+        SCENARIO = "scenario", "Scenario: the full agent loop"
+        INVOCATION = "invocation", "Invocation: one model turn; the tools it picks are not executed"
+        EXECUTION = "execution", "Execution: one tool called directly, no model"
+
+    level = models.CharField(max_length=12, choices=Level.choices, default=Level.SCENARIO)
+    # Execution level: {"tool": name, "arguments": {...}}, called as it is.
+    tool_call = models.JSONField(null=True, blank=True)
+    # An eval the server ships (evals/list), linked by its id on this scenario's server; the eval as last synced,
+    # and when a re-sync found it gone (the scenario and its runs are kept).
+    shipped_eval_id = models.CharField(max_length=200, blank=True, editable=False)
+    shipped_eval = models.JSONField(null=True, blank=True, editable=False)
+    shipped_eval_removed_at = models.DateTimeField(null=True, blank=True, editable=False)
     max_turns = models.PositiveSmallIntegerField(default=10, validators=[MinValueValidator(1), MaxValueValidator(100)])
     max_tool_calls = models.PositiveSmallIntegerField(
         default=25, validators=[MinValueValidator(1), MaxValueValidator(500)]
@@ -94,6 +109,13 @@ class Scenario(models.Model):
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["server", "shipped_eval_id"],
+                condition=~models.Q(shipped_eval_id=""),
+                name="one_scenario_per_shipped_eval",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -22,6 +22,8 @@ def scenario_duplicate(*, scenario: Scenario, user: AbstractBaseUser | Anonymous
         copy.pk = None
         copy.name = copy_name(scenario.name, taken=lambda name: Scenario.objects.filter(name=name).exists())
         copy.created_by = user if user.is_authenticated else None  # type: ignore[assignment]
+        # A copy is the user's own: only the original stays linked to the eval its server ships.
+        copy.shipped_eval_id, copy.shipped_eval, copy.shipped_eval_removed_at = "", None, None
         copy.save()
         copy.tags.set(tags)
         copy.scorers.set(scorers)

@@ -15,6 +15,7 @@ from evalhub.scenarios import services
 from evalhub.scenarios.expectations_editor import editor_spec, expectations_check
 from evalhub.scenarios.forms import ScenarioForm
 from evalhub.scenarios.models import Scenario, Tag
+from evalhub.server_evals.services import SideEffectsUnacknowledged
 from evalhub.servers.models import McpServer
 from runs.charts import score_history_chart
 from runs.costs import with_judge_cost
@@ -162,7 +163,7 @@ def scenario_run(request: HttpRequest, scenario_id: int) -> HttpResponse:
     scenario = get_object_or_404(Scenario, pk=scenario_id)
     try:
         run = run_start(scenario=scenario, user=request.user)
-    except QuotaExceeded as exc:
+    except (QuotaExceeded, SideEffectsUnacknowledged) as exc:
         messages.error(request, str(exc))
         return redirect(request.POST.get("next") or "scenario_list")
     # No flash message: the run page's live status bar says the run is queued and goes away when it finishes,

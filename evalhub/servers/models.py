@@ -47,6 +47,13 @@ class McpServer(models.Model):
     # when it will have ended for sure. Both stay set if the web process stopped during it.
     inspecting_since = models.DateTimeField(null=True, blank=True, editable=False)
     inspecting_until = models.DateTimeField(null=True, blank=True, editable=False)
+    # Execution-level evals call real tools on this server: who said that is fine, and when.
+    side_effects_acknowledged_at = models.DateTimeField(null=True, blank=True, editable=False)
+    side_effects_acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", editable=False
+    )
+    # A connection saw notifications/evals/list_changed after the last inspection: the shipped evals may be stale.
+    evals_changed_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["name"]

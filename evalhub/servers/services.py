@@ -92,7 +92,10 @@ def _record(server: McpServer, outcome: background.Outcome[Inspection], started:
     server.last_inspection = details
     server.last_inspected_at = started
     server.last_error = None
-    server.save(update_fields=["last_inspection", "last_inspected_at", "last_error", *busy])
+    # A list_changed seen before this inspection started is answered by the list it just read.
+    if server.evals_changed_at is not None and server.evals_changed_at <= started:
+        server.evals_changed_at = None
+    server.save(update_fields=["last_inspection", "last_inspected_at", "last_error", "evals_changed_at", *busy])
     return inspection
 
 

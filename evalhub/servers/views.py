@@ -27,6 +27,8 @@ from evalhub.mcp_client.quality import QualityReport, quality_report
 from evalhub.mcp_client.snapshot import ToolsDiff, diff_tools
 from evalhub.outbound import dropped_secrets_message
 from evalhub.permissions import STDIO_STAFF_ONLY, can_change, is_staff, require_change
+from evalhub.providers.model_choices import model_choices
+from evalhub.server_evals.services import shipped_rows
 from evalhub.servers import services
 from evalhub.servers.forms import ServerForm
 from evalhub.servers.models import McpServer, ToolSnapshot
@@ -183,6 +185,8 @@ def _inspection_context(server: McpServer) -> dict[str, Any]:
         "changes": diff,
         "changes_are_new": recent,
         "quality": report,
+        "shipped": shipped_rows(server),
+        "model_choices": model_choices(),
         "snapshots": server.snapshots.only("pk", "server_id", "tools_hash", "created_at", "last_seen_at")[:10],
         "edited_since": bool(
             server.last_inspected_at and server.updated_at and server.updated_at > server.last_inspected_at

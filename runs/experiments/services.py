@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from evalhub.providers.models import Provider, ensure_builtin_providers
 from evalhub.scenarios.models import Scenario
+from evalhub.server_evals.services import SideEffectsUnacknowledged, require_side_effects_acknowledged
 from runs.experiments.metrics import cells_refresh
 from runs.experiments.models import MAX_TRIALS, MIN_TRIALS, BaselinePin, Experiment, ExperimentCell
 from runs.models import Run
@@ -128,6 +129,11 @@ def experiment_start(
         raise ExperimentInvalid("Pick at least one scenario, or a tag.", field="scenarios")
     if not models:
         raise ExperimentInvalid("Pick at least one model.", field="models")
+    for scenario in scenarios:
+        try:
+            require_side_effects_acknowledged(scenario)
+        except SideEffectsUnacknowledged as exc:
+            raise ExperimentInvalid(f"Scenario “{scenario.name}”: {exc}", field="scenarios") from None
     models = list({(c.provider.pk, c.model, c.tool_mode): c for c in models}.values())
     needed = len(scenarios) * len(models) * trials
     with transaction.atomic():

@@ -23,7 +23,7 @@ def propose_expectations(record: Mapping[str, Any]) -> list[dict[str, Any]]:
         proposal: dict[str, Any] = {"kind": "tool_called", "tool": tool}
         args = first_calls[tool].args
         if isinstance(args, Mapping) and args:
-            proposal["args"] = {key: _literal(value) for key, value in args.items()}
+            proposal["args"] = {key: literal(value) for key, value in args.items()}
         proposals.append(proposal)
     if len(tools) >= 2:
         proposals.append({"kind": "tool_sequence", "tools": tools, "mode": "in_order"})
@@ -35,12 +35,12 @@ def propose_expectations(record: Mapping[str, Any]) -> list[dict[str, Any]]:
     return proposals
 
 
-def _literal(value: Any) -> Any:
+def literal(value: Any) -> Any:
     """`value` as an expected literal: an object that would read as a matcher is wrapped in `$oneOf`."""
     if matcher_of(value) is not None:
         return {"$oneOf": [value]}
     if isinstance(value, Mapping):
-        return {key: _literal(sub) for key, sub in value.items()}
+        return {key: literal(sub) for key, sub in value.items()}
     if isinstance(value, list):
-        return [_literal(sub) for sub in value]
+        return [literal(sub) for sub in value]
     return value

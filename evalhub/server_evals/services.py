@@ -1,0 +1,207 @@
+"""Importing a server's shipped evals as scenarios and keeping them in step with the server.
+
+The list is the one the server's latest inspection read (evalhub.mcp_client.server_evals); `shipped_evals_sync`
+imports the chosen evals and updates every scenario already linked to one: changed evals rewrite what came from
+the eval, removed ones are marked *removed upstream* and kept with their runs. Views, the API and the CLI call it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction
+from django.utils import timezone
+
+from evalhub.mcp_client.server_evals import InvalidEval
+from evalhub.providers.models import Provider, SiteSettings, offline_provider
+from evalhub.scenarios.models import Scenario, Tag
+from evalhub.server_evals import mapping
+from evalhub.servers.models import McpServer
+from scorers.models import Scorer
+from scorers.services import scorer_save
+
+DEFAULT_MAX_TURNS = Scenario._meta.get_field("max_turns").get_default()
+
+
+class SideEffectsUnacknowledged(Exception):
+    """An execution-level scenario would call a real tool on a server nobody has said that is fine for."""
+
+    def __init__(self, server: McpServer) -> None:
+        self.server = server
+        super().__init__(
+            f"Execution-level evals call the tools of “{server.name}” for real (bookings, writes, deletions "
+            "happen). Acknowledge that on the server's page first (the API takes acknowledge_side_effects: true, "
+            "the CLI --acknowledge-side-effects)."
+        )
+
+
+def require_side_effects_acknowledged(scenario: Scenario) -> None:
+    """Raise SideEffectsUnacknowledged before an execution-level run of an unacknowledged server is queued."""
+    if scenario.level == Scenario.Level.EXECUTION and scenario.server.side_effects_acknowledged_at is None:
+        raise SideEffectsUnacknowledged(scenario.server)
+
+
+def side_effects_acknowledge(*, server: McpServer, user: AbstractBaseUser | AnonymousUser) -> None:
+    """Record who accepted that execution-level evals call this server's tools for real, and when (once)."""
+    if server.side_effects_acknowledged_at is not None:
+        return
+    server.side_effects_acknowledged_at = timezone.now()
+    server.side_effects_acknowledged_by = user if isinstance(user, get_user_model()) else None
+    server.save(update_fields=["side_effects_acknowledged_at", "side_effects_acknowledged_by"])
+
+
+def side_effects_settle(
+    *, scenarios: Iterable[Scenario], acknowledge: bool, user: AbstractBaseUser | AnonymousUser
+) -> None:
+    """Before starting `scenarios`: acknowledge their execution-level servers when the caller said so (the API's
+    acknowledge_side_effects, the CLI's --acknowledge-side-effects), else raise for the first one not acknowledged."""
+    for scenario in scenarios:
+        if scenario.level != Scenario.Level.EXECUTION or scenario.server.side_effects_acknowledged_at is not None:
+            continue
+        if not acknowledge:
+            raise SideEffectsUnacknowledged(scenario.server)
+        side_effects_acknowledge(server=scenario.server, user=user)
+
+
+class NotInspected(Exception):
+    """The server has no successful inspection to import from."""
+
+
+@dataclass
+class SyncReport:
+    """What one sync did, by eval id."""
+
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    invalid: list[InvalidEval] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = [
+            f"{len(ids)} {label}"
+            for ids, label in (
+                (self.added, "imported"),
+                (self.changed, "updated"),
+                (self.removed, "removed upstream (kept)"),
+                (self.unchanged, "unchanged"),
+            )
+            if ids
+        ]
+        if self.invalid:
+            parts.append(f"{len(self.invalid)} invalid, not imported")
+        return ", ".join(parts) or "Nothing to import"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "added": self.added,
+            "changed": self.changed,
+            "removed": self.removed,
+            "unchanged": self.unchanged,
+            "invalid": self.invalid,
+        }
+
+
+def shipped_evals(server: McpServer) -> list[dict[str, Any]]:
+    """The valid evals the server's latest inspection listed."""
+    return list((server.last_inspection or {}).get("evals") or [])
+
+
+def shipped_rows(server: McpServer) -> list[dict[str, Any]]:
+    """Each shipped eval with the scenario linked to it, then linked scenarios whose eval is gone upstream."""
+    linked = {s.shipped_eval_id: s for s in server.scenarios.exclude(shipped_eval_id="")}
+    rows = [
+        {"eval": item, "level": item["input"]["type"], "scenario": linked.pop(item["id"], None)}
+        for item in shipped_evals(server)
+    ]
+    removed = [{"eval": s.shipped_eval, "level": s.level, "scenario": s, "removed": True} for s in linked.values()]
+    return rows + removed
+
+
+def shipped_evals_sync(
+    *,
+    server: McpServer,
+    user: AbstractBaseUser | AnonymousUser,
+    import_ids: Collection[str] | None = None,
+    provider: Provider | None = None,
+    model: str = "",
+) -> SyncReport:
+    """Import the evals in `import_ids` (None: every one) and bring every linked scenario up to date.
+
+    New scenarios use `provider`/`model` (default: the offline model) for their invocation and scenario levels.
+    Raises NotInspected when there is no inspection to read, and ValueError naming an id the server does not ship.
+    """
+    if server.last_inspection is None:
+        raise NotInspected(f"Inspect “{server.name}” first: its shipped evals are read by an inspection.")
+    current = {item["id"]: item for item in shipped_evals(server)}
+    wanted = set(current) if import_ids is None else set(import_ids)
+    if unknown := sorted(wanted - set(current)):
+        raise ValueError(f"“{server.name}” does not ship {', '.join(repr(i) for i in unknown)}; inspect it again.")
+    report = SyncReport(invalid=list(server.last_inspection.get("invalid_evals") or []))
+    author = user if isinstance(user, get_user_model()) else None
+    with transaction.atomic():
+        linked = {s.shipped_eval_id: s for s in server.scenarios.select_for_update().exclude(shipped_eval_id="")}
+        for eval_id, scenario in linked.items():
+            if eval_id not in current:
+                if scenario.shipped_eval_removed_at is None:
+                    scenario.shipped_eval_removed_at = timezone.now()
+                    scenario.save(update_fields=["shipped_eval_removed_at", "updated_at"])
+                    report.removed.append(eval_id)
+            elif scenario.shipped_eval != current[eval_id] or scenario.shipped_eval_removed_at is not None:
+                _apply(scenario, current[eval_id], user=user)
+                report.changed.append(eval_id)
+            else:
+                report.unchanged.append(eval_id)
+        chosen_provider = provider or offline_provider()
+        chosen_model = model or (chosen_provider.model_names or [""])[0]
+        for eval_id, eval_ in current.items():
+            if eval_id in wanted and eval_id not in linked:
+                scenario = Scenario(
+                    server=server,
+                    provider=chosen_provider,
+                    model=chosen_model,
+                    name=_free_name(f"{server.name}: {eval_['name']}", eval_id),
+                    created_by=author,
+                )
+                _apply(scenario, eval_, user=user)
+                report.added.append(eval_id)
+    return report
+
+
+def _apply(scenario: Scenario, eval_: dict[str, Any], *, user: AbstractBaseUser | AnonymousUser) -> None:
+    """Write what comes from the eval onto the scenario, its tags and its judge (created, updated or detached)."""
+    for name, value in mapping.scenario_fields(eval_, default_max_turns=DEFAULT_MAX_TURNS).items():
+        setattr(scenario, name, value)
+    scenario.save()
+    tags = [Tag.objects.get_or_create(name=name)[0] for name in (*mapping.TAGS, scenario.level)]
+    scenario.tags.add(*tags)
+    judge_name = f"{scenario.server.name} · {eval_['id']}"[:200]
+    judge = Scorer.objects.filter(name=judge_name).first()
+    if eval_["gradingType"] != "llm-as-judge":
+        if judge is not None:
+            judge.scenarios.remove(scenario)
+        return
+    if judge is None:
+        site = SiteSettings.load()
+        judge = Scorer(
+            name=judge_name,
+            kind=Scorer.Kind.JUDGE,
+            judge_provider=site.judge_provider,
+            judge_model=site.judge_model,
+        )
+    judge.description = f"The llm-as-judge rubric of the eval {eval_['id']!r} shipped by {scenario.server.name}."
+    judge.system_prompt = mapping.judge_prompt(eval_)
+    judge.labels = mapping.JUDGE_LABELS
+    scorer_save(scorer=judge, user=user)
+    judge.scenarios.add(scenario)
+
+
+def _free_name(name: str, eval_id: str) -> str:
+    """`name`, or `name (eval id)` when a scenario already has it (scenario names are unique)."""
+    if not Scenario.objects.filter(name=name[:200]).exists():
+        return name[:200]
+    return f"{name[: 196 - len(eval_id)]} ({eval_id})"

@@ -1,0 +1,50 @@
+"""Shipped evals imported from real servers and run at their own level, through the real run pipeline."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+
+from evalhub.scenarios.models import Scenario
+from evalhub.server_evals.services import shipped_evals_sync
+from evalhub.servers.services import server_inspect
+from runs import pipeline
+from runs.levels import NOT_EXECUTED
+from runs.models import Run
+from runs.services import run_start
+from tests.base import make_demo_server
+
+
+def execute(scenario: Scenario, user: User) -> Run:
+    run = run_start(scenario=scenario, user=user)
+    pipeline.execute_run(run.pk, worker="test-worker")
+    return Run.objects.get(pk=run.pk)
+
+
+def imported(user: User) -> dict[str, Scenario]:
+    server = make_demo_server()
+    server_inspect(server=server)
+    shipped_evals_sync(server=server, user=user)
+    return {scenario.shipped_eval_id: scenario for scenario in server.scenarios.all()}
+
+
+@pytest.mark.django_db(transaction=True)
+class DemoLevelTests:
+    def test_each_level_runs_as_the_proposal_says(self, alice: User) -> None:
+        scenarios = imported(alice)
+
+        invocation = execute(scenarios["weather-picks-get-weather"], alice)
+        (call,) = invocation.tool_calls
+        assert (call["toolName"], call["args"]) == ("get_weather", {"latitude": 49.01, "longitude": 2.55})
+        assert call["result"]["content"][0]["text"] == NOT_EXECUTED
+        assert len(invocation.transcript["steps"]) == 1 and invocation.passed is True
+
+        execution = execute(scenarios["paris-weather-is-stable"], alice)
+        assert execution.model_calls == [] and execution.transcript["steps"][0]["direct"] is True
+        (call,) = execution.tool_calls
+        assert call["toolName"] == "get_weather" and call["isError"] is False
+        assert (execution.status, execution.passed, execution.score) == ("done", True, 1.0)
+
+        scenario = execute(scenarios["weekend-in-paris"], alice)
+        assert scenario.status == "done" and scenario.settings["max_turns"] == 6
+        assert len(scenario.transcript["steps"]) >= 2
