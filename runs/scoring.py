@@ -82,6 +82,7 @@ def _result(run: Run, scorer: Scorer, evaluation: Evaluation) -> ScoreResult:
         input_tokens=evaluation.input_tokens,
         output_tokens=evaluation.output_tokens,
         cost_usd=evaluation.cost_usd,
+        details={"judge": evaluation.judge} if evaluation.judge else None,
     )
 
 

@@ -54,6 +54,8 @@ class Evaluation:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: Decimal | None = Decimal(0)
+    # A judge's verdict means something only relative to the model that gave it: {"provider", "model"}.
+    judge: dict[str, str] | None = None
 
 
 def _judge_target(content: ScorerContent) -> tuple[Provider, str]:
@@ -97,6 +99,7 @@ def scorer_evaluate(*, content: ScorerContent, record: Mapping[str, Any]) -> Eva
         input_tokens=verdict.usage.input_tokens if verdict.usage else 0,
         output_tokens=verdict.usage.output_tokens if verdict.usage else 0,
         cost_usd=verdict.cost.total_usd,
+        judge={"provider": provider.name, "model": model},
     )
 
 

@@ -6,7 +6,11 @@ import pytest
 from django.contrib.auth.models import User
 
 from evalhub.scenarios.models import Scenario
-from evalhub.server_evals.services import shipped_evals_sync
+from evalhub.server_evals.services import (
+    SideEffectsUnacknowledged,
+    shipped_evals_sync,
+    side_effects_acknowledge,
+)
 from evalhub.servers.services import server_inspect
 from runs import pipeline
 from runs.levels import NOT_EXECUTED
@@ -25,6 +29,7 @@ def imported(user: User) -> dict[str, Scenario]:
     server = make_demo_server()
     server_inspect(server=server)
     shipped_evals_sync(server=server, user=user)
+    side_effects_acknowledge(server=server, user=user)
     return {scenario.shipped_eval_id: scenario for scenario in server.scenarios.all()}
 
 
@@ -48,3 +53,24 @@ class DemoLevelTests:
         scenario = execute(scenarios["weekend-in-paris"], alice)
         assert scenario.status == "done" and scenario.settings["max_turns"] == 6
         assert len(scenario.transcript["steps"]) >= 2
+
+
+@pytest.mark.django_db
+class SideEffectTests:
+    def test_an_execution_run_is_refused_until_someone_acknowledges_and_who_is_kept(self, alice: User) -> None:
+        server = make_demo_server()
+        server_inspect(server=server)
+        shipped_evals_sync(server=server, user=alice, import_ids=["paris-weather-is-stable", "weekend-in-paris"])
+        scenarios = {scenario.shipped_eval_id: scenario for scenario in server.scenarios.all()}
+
+        with pytest.raises(SideEffectsUnacknowledged, match="call the tools of “Demo travel server” for real"):
+            run_start(scenario=scenarios["paris-weather-is-stable"], user=alice)
+        assert not Run.objects.exists()
+        run_start(scenario=scenarios["weekend-in-paris"], user=alice)  # other levels need no acknowledgment
+
+        side_effects_acknowledge(server=server, user=alice)
+        run_start(scenario=scenarios["paris-weather-is-stable"], user=alice)
+
+        server.refresh_from_db()
+        assert server.side_effects_acknowledged_by == alice and server.side_effects_acknowledged_at is not None
+        assert Run.objects.count() == 2
