@@ -82,6 +82,8 @@ def run_create(
 def level_settings(scenario: Scenario) -> dict[str, Any]:
     """What a run needs of the scenario's level: the tool to call directly, or a shipped eval's own messages."""
     settings: dict[str, Any] = {"level": scenario.level}
+    if scenario.shipped_eval_id:
+        settings["shipped_eval_id"] = scenario.shipped_eval_id
     if scenario.level == Scenario.Level.EXECUTION:
         settings["tool_call"] = scenario.tool_call
     elif scenario.shipped_eval is not None:

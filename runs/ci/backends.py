@@ -12,10 +12,12 @@ from datetime import datetime
 from typing import Any, Protocol
 
 import httpx
+from django.contrib.auth.models import AnonymousUser
 from django.utils.dateparse import parse_datetime
 
 from evalhub.models import WorkerHeartbeat
 from evalhub.scenarios.models import Scenario
+from evalhub.server_evals.services import SideEffectsUnacknowledged, side_effects_settle
 from evalhub.tasks import ping_worker
 from runs.experiments.compare import experiment_compare
 from runs.experiments.matrix import experiment_record
@@ -43,7 +45,7 @@ class Backend(Protocol):
     where: str
 
     def scenario_ids(self, *, names: list[str], tags: list[str]) -> list[int]: ...
-    def start(self, *, scenario_ids: list[int], model: str) -> Started: ...
+    def start(self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool) -> Started: ...
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def records(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def ping_worker(self) -> None: ...
@@ -75,7 +77,7 @@ class LocalBackend:
             found.update(dict.fromkeys(ids))
         return list(found)
 
-    def start(self, *, scenario_ids: list[int], model: str) -> Started:
+    def start(self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool) -> Started:
         scenarios = list(Scenario.objects.filter(pk__in=scenario_ids).select_related("server", "provider"))
         scenarios.sort(key=lambda s: scenario_ids.index(s.pk))
         for scenario in scenarios:
@@ -83,6 +85,10 @@ class LocalBackend:
                 raise InfraError(
                     f"The provider of {scenario.name!r} ({scenario.provider.name}) does not serve {model!r}."
                 )
+        try:
+            side_effects_settle(scenarios=scenarios, acknowledge=acknowledge_side_effects, user=AnonymousUser())
+        except SideEffectsUnacknowledged as exc:
+            raise InfraError(str(exc)) from None
         result = runs_start_many(scenarios=scenarios, user=None, model=model)
         return Started([run.pk for run in result.queued], result.refused, result.refusal)
 
@@ -179,8 +185,8 @@ class RemoteBackend:
             if not page["items"] or len(items) >= page["total"]:
                 return items
 
-    def start(self, *, scenario_ids: list[int], model: str) -> Started:
-        body: dict[str, Any] = {"scenario_ids": scenario_ids}
+    def start(self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool) -> Started:
+        body: dict[str, Any] = {"scenario_ids": scenario_ids, "acknowledge_side_effects": acknowledge_side_effects}
         if model:
             body["model"] = model
         answer = self._call("POST", "/runs", json=body)

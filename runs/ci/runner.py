@@ -33,6 +33,7 @@ class Options:
     json_path: Path | None = None
     junit_path: Path | None = None
     min_score: float | None = None
+    acknowledge_side_effects: bool = False
     poll_seconds: float = 1.0
     worker_timeout: float = 60.0
     timeout: float = 1800.0
@@ -134,7 +135,9 @@ def _run(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: b
     started_at = timezone.now()
     if options.wait:
         backend.ping_worker()  # queued first, so a live worker records a heartbeat before it takes the runs
-    started = backend.start(scenario_ids=scenario_ids, model=options.model)
+    started = backend.start(
+        scenario_ids=scenario_ids, model=options.model, acknowledge_side_effects=options.acknowledge_side_effects
+    )
     if started.refused:
         err.write(f"warning: {started.refused} run(s) refused: {started.refusal}\n")
     if not started.run_ids:

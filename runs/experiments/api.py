@@ -36,6 +36,8 @@ from runs.experiments.services import (
 )
 from runs.models import Run
 from runs.quota import quota_status
+from runs.reports import render_report, run_record
+from runs.reports.records import record_queryset
 
 router = Router()
 REPORT_CONTENT = {
@@ -257,11 +259,16 @@ def compare_experiment(request: HttpRequest, experiment_id: int, params: Query[C
 )
 def report_experiment(request: HttpRequest, experiment_id: int, params: Query[ReportParams]) -> HttpResponse:
     """The matrix (and the comparison with the baseline, when there is one) as JSON, Markdown, HTML, JUnit (one
-    test case per cell) or CSV (one row per cell)."""
+    test case per cell) or CSV (one row per cell); or, as `evalresult`, its runs of shipped evals as the evals/list
+    proposal's EvalResult objects."""
     experiment = get_or_404(Experiment.objects.select_related("baseline"), "Experiment", experiment_id)
     comparison = _comparison(experiment, params.baseline, required=False)
     title = f"EvalHub experiment #{experiment.pk}: {experiment.name}"
-    report = render_experiment_report(_record(experiment), comparison, params.format, title=title)
+    if params.format == "evalresult":
+        runs = record_queryset(experiment.runs.order_by("created_at", "id"))
+        report = render_report([run_record(run) for run in runs], "evalresult", title=title)
+    else:
+        report = render_experiment_report(_record(experiment), comparison, params.format, title=title)
     response = HttpResponse(report.content, content_type=report.content_type)
     response["Content-Disposition"] = f'attachment; filename="evalhub-experiment-{experiment.pk}.{report.extension}"'
     return response

@@ -20,8 +20,9 @@ from runs.reports import Report
 from runs.reports.formats import md_escape as md
 from runs.reports.formats import score_text, seconds, spreadsheet_safe, usd
 
-ExperimentFormat = Literal["json", "markdown", "html", "junit", "csv"]
-EXPERIMENT_FORMATS: tuple[ExperimentFormat, ...] = ("json", "markdown", "html", "junit", "csv")
+# "evalresult" is rendered from the experiment's runs, not its matrix (runs/reports/evalresult.py).
+ExperimentFormat = Literal["json", "markdown", "html", "junit", "csv", "evalresult"]
+EXPERIMENT_FORMATS: tuple[ExperimentFormat, ...] = ("json", "markdown", "html", "junit", "csv", "evalresult")
 CSV_COLUMNS = [
     "scenario",
     "model",

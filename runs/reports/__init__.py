@@ -1,15 +1,16 @@
-"""Reports of runs: records (the data) and formats (Markdown, HTML, JUnit, JSON, CSV) rendered from them."""
+"""Reports of runs: records (the data) and formats (Markdown, HTML, JUnit, JSON, CSV, EvalResult) rendered from them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from runs.reports.evalresult import to_evalresult
 from runs.reports.formats import to_csv, to_html, to_json, to_junit, to_markdown
 from runs.reports.records import run_passes, run_record, run_summary, runs_overview
 
-ReportFormat = Literal["json", "markdown", "junit", "html", "csv"]
-FORMATS: tuple[ReportFormat, ...] = ("json", "markdown", "junit", "html", "csv")
+ReportFormat = Literal["json", "markdown", "junit", "html", "csv", "evalresult"]
+FORMATS: tuple[ReportFormat, ...] = ("json", "markdown", "junit", "html", "csv", "evalresult")
 
 __all__ = [
     "FORMATS",
@@ -43,4 +44,6 @@ def render_report(
         return Report(to_html(records, title=title, min_score=min_score), "text/html; charset=utf-8", "html")
     if fmt == "csv":
         return Report(to_csv(records), "text/csv; charset=utf-8", "csv")
+    if fmt == "evalresult":
+        return Report(to_evalresult(records), "application/json", "evalresult.json")
     raise ValueError(f"Unknown report format {fmt!r}; use one of {', '.join(FORMATS)}.")

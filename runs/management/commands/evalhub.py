@@ -66,6 +66,11 @@ class Command(BaseCommand):
         run.add_argument("--json", type=Path, metavar="FILE", help="Write the full run records as JSON.")
         run.add_argument("--junit", type=Path, metavar="FILE", help="Write a JUnit XML report (one test case per run).")
         run.add_argument("--min-score", type=_score, metavar="0.7", help="Also fail runs scoring below this.")
+        run.add_argument(
+            "--acknowledge-side-effects",
+            action="store_true",
+            help="Accept that execution-level scenarios call their server's tools for real (recorded per server).",
+        )
         experiment = run.add_argument_group(
             "experiments",
             "With --models (and --trials, --modes): every scenario on every model, several trials each (always waits).",
@@ -135,6 +140,7 @@ class Command(BaseCommand):
             json_path=options["json"],
             junit_path=options["junit"],
             min_score=options["min_score"],
+            acknowledge_side_effects=options["acknowledge_side_effects"],
             poll_seconds=poll,
             worker_timeout=options["worker_timeout"],
             timeout=options["timeout"],

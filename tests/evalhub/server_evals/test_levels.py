@@ -13,10 +13,12 @@ from evalhub.server_evals.services import (
 )
 from evalhub.servers.services import server_inspect
 from runs import pipeline
+from runs.ci.runner import EXIT_INFRA
 from runs.levels import NOT_EXECUTED
 from runs.models import Run
 from runs.services import run_start
 from tests.base import make_demo_server
+from tests.runs.test_ci_command import evalhub
 
 
 def execute(scenario: Scenario, user: User) -> Run:
@@ -74,3 +76,24 @@ class SideEffectTests:
         server.refresh_from_db()
         assert server.side_effects_acknowledged_by == alice and server.side_effects_acknowledged_at is not None
         assert Run.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+class SideEffectsCliTests:
+    def test_the_cli_refuses_execution_evals_until_told_to_acknowledge(self, alice: User) -> None:
+        server = make_demo_server()
+        server_inspect(server=server)
+        shipped_evals_sync(server=server, user=alice)
+
+        refused = evalhub("--tag", "execution")
+
+        assert refused.returncode == EXIT_INFRA and not Run.objects.exists()
+        assert "Acknowledge that on the server's page first" in refused.stderr
+        assert "--acknowledge-side-effects" in refused.stderr
+
+        started = evalhub("--tag", "execution", "--acknowledge-side-effects")
+
+        assert started.returncode == 0, started.stderr
+        assert Run.objects.filter(scenario__level="execution").count() == 2
+        server.refresh_from_db()
+        assert server.side_effects_acknowledged_at is not None and server.side_effects_acknowledged_by is None
