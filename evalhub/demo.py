@@ -134,7 +134,10 @@ def seed_demo_server() -> list[str]:
         inspection = server_inspect(server=server)
     except McpConnectionError as exc:
         return [f"Demo server: {DEMO_SERVER} registered, but inspecting it failed: {exc.message}"]
-    return [f"Demo server: {DEMO_SERVER} registered over stdio, {len(inspection.tools)} tools."]
+    return [
+        f"Demo server: {DEMO_SERVER} registered over stdio, {len(inspection.tools)} tools, "
+        f"{len(inspection.evals)} shipped evals (import them from its page)."
+    ]
 
 
 def seed_demo_scenarios() -> list[str]:

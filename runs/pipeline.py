@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import logging
 import time
-from contextlib import ExitStack
+from collections.abc import AsyncIterator
+from contextlib import ExitStack, asynccontextmanager
 
 import anyio
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
-from evalhub.mcp_client.connection import connect
+from evalhub.mcp_client.config import ServerConfig
+from evalhub.mcp_client.connection import Connection, connect
 from evalhub.mcp_client.errors import McpConnectionError
 from evalhub.mcp_client.redact import Redactor
+from evalhub.mcp_client.server_evals import LIST_CHANGED
 from evalhub.model_client.client import ProviderClient
 from evalhub.model_client.errors import ProviderError
 from evalhub.providers.models import Provider
@@ -132,7 +135,7 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
     step = "connect"
     try:
         with anyio.fail_after(run.settings["time_limit_seconds"]):
-            async with connect(server_config) as conn:
+            async with _connected(server_config, recorder) as conn:
                 step = "list tools"
                 await recorder.entering(step)
                 tools = [dict(tool) for tool in await conn.list_tools()]
@@ -170,6 +173,19 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
         raise StepFailed(step, str(exc.kind), recorder.redact(exc.message), exc.stderr_tail) from None
     except ProviderError as exc:
         raise StepFailed(f"model call {len(recorder.steps) + 1}", str(exc.kind), recorder.redact(exc.message)) from None
+
+
+@asynccontextmanager
+async def _connected(config: ServerConfig, recorder: Recorder) -> AsyncIterator[Connection]:
+    """The run's connection; a server that said its shipped evals changed gets them marked stale, whatever the
+    run's outcome (evals/list proposal: a list_changed on any connection)."""
+    async with connect(config) as conn:
+        try:
+            yield conn
+        finally:
+            if conn.saw_notification(LIST_CHANGED):
+                with anyio.CancelScope(shield=True):
+                    await recorder.server_evals_changed()
 
 
 def _internal(exc: Exception) -> str:

@@ -32,6 +32,7 @@ from django.utils import timezone
 from evalhub.mcp_client.connection import redact_json
 from evalhub.mcp_client.redact import Redactor
 from evalhub.model_client.results import ChatResult
+from evalhub.servers.models import McpServer
 from evalhub.storable import storable
 from runs.models import Run, RunEnded
 from runs.record_limits import (
@@ -139,6 +140,10 @@ class Recorder:
         """A step with no model call: EvalHub itself calls one tool (an execution-level scenario)."""
         await self._in_db_thread(self._direct_call, name, arguments)
 
+    async def server_evals_changed(self) -> None:
+        """The server sent notifications/evals/list_changed: its shipped evals need a re-sync."""
+        await self._in_db_thread(self._server_evals_changed)
+
     async def answered(self) -> None:
         """The last model message is the run's final answer."""
         await self._in_db_thread(self._answered)
@@ -224,6 +229,10 @@ class Recorder:
             }
         )
         self._save()
+
+    def _server_evals_changed(self) -> None:
+        if self.run.server_id is not None:
+            McpServer.objects.filter(pk=self.run.server_id).update(evals_changed_at=timezone.now())
 
     def _direct_call(self, name: str, arguments: dict[str, Any]) -> None:
         self.steps.append(

@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from evalhub.providers.models import SiteSettings
 from evalhub.scenarios.models import Scenario
 from evalhub.server_evals.services import shipped_evals_sync, side_effects_acknowledge
+from evalhub.servers.services import server_inspect
 from runs import pipeline
 from runs.models import Run
 from runs.services import run_start
@@ -142,3 +143,24 @@ class ScenarioTests:
         assert (run.status, run.passed, len(run.tool_calls)) == ("done", passed, 2)
         assert run.final_text == "1 + 2 + 3 = 6."
         assert "1 + 2 + 3 = 6." in json.dumps(scripted.received[-1].json["messages"])
+
+
+class ListChangedTests:
+    def test_a_list_changed_during_a_run_marks_the_evals_stale_until_the_next_inspection(
+        self, alice: User, evals: dict[str, Scenario], scripted: ScriptedServer
+    ) -> None:
+        scenario = evals["sum-scenario"]
+        scripted.script(
+            Answer(body=completion(tool_calls=[tool_call("c1", "replace_evals", "{}")])),
+            Answer(body=completion(content="Done.")),
+            verdict("PASS", "Fine."),
+        )
+
+        execute(scenario, alice)
+
+        server = scenario.server
+        server.refresh_from_db()
+        assert server.evals_changed_at is not None
+        server_inspect(server=server)
+        server.refresh_from_db()
+        assert server.evals_changed_at is None
