@@ -232,6 +232,8 @@ api.add_decorator(with_rate_limit_headers, mode="view")
 def _mount_routers() -> None:
     from evalhub.api.system import router as system_router
     from evalhub.scenarios.api import router as scenarios_router
+    from evalhub.server_evals.api import servers_router as shipped_evals_router
+    from evalhub.server_evals.api import tools_router
     from evalhub.servers.api import router as servers_router
     from evalhub.suites.api import router as suites_router
     from evalhub.suites.api import schemas_router
@@ -240,6 +242,8 @@ def _mount_routers() -> None:
     from scorers.api import router as scorers_router
 
     api.add_router("/servers", servers_router, tags=["servers"])
+    api.add_router("/servers", shipped_evals_router, tags=["shipped evals"])
+    api.add_router("/tools", tools_router, tags=["shipped evals"])
     api.add_router("/scenarios", scenarios_router, tags=["scenarios"])
     api.add_router("/runs", runs_router, tags=["runs"])
     api.add_router("/experiments", experiments_router, tags=["experiments"])

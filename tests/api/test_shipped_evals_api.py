@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from evalhub.demo_server.evals import EVALS
+from evalhub.demo_server.evals import EVALS, PARIS_WEATHER_CONTENT
 from evalhub.server_evals.services import shipped_evals_sync
 from evalhub.servers.services import server_inspect
 from runs import pipeline
@@ -76,3 +76,85 @@ class EvalResultReportTests:
         # The offline model cannot judge: a judge eval is not passed, and says why.
         assert results["weekend-in-paris"] == results["weekend-in-paris"] | {"passed": False}
         assert "skipped" in results["weekend-in-paris"]["reason"]
+
+
+@pytest.mark.django_db
+class ShippedEvalsEndpointTests:
+    def test_list_then_import_some_then_list_shows_the_link(self, writer_api: Client) -> None:
+        server = make_demo_server()
+        server_inspect(server=server)
+
+        listed = writer_api.get(f"/api/v1/servers/{server.pk}/evals").json()
+        assert listed["capability"] == {"listChanged": False}
+        assert [item["id"] for item in listed["evals"]] == [item["id"] for item in EVALS]
+        assert {item["scenario_id"] for item in listed["evals"]} == {None}
+
+        synced = writer_api.post(
+            f"/api/v1/servers/{server.pk}/evals/sync",
+            {"import_ids": ["paris-weather-is-stable"]},
+            content_type="application/json",
+        )
+        assert synced.status_code == 200, synced.content
+        assert synced.json()["added"] == ["paris-weather-is-stable"] and synced.json()["summary"] == "1 imported"
+
+        linked = {
+            item["id"]: item["scenario_id"]
+            for item in writer_api.get(f"/api/v1/servers/{server.pk}/evals").json()["evals"]
+        }
+        assert linked["paris-weather-is-stable"] is not None and linked["weekend-in-paris"] is None
+
+    def test_an_unknown_eval_and_an_uninspected_server_are_refused(self, writer_api: Client) -> None:
+        server = make_demo_server()
+
+        not_inspected = writer_api.post(f"/api/v1/servers/{server.pk}/evals/sync", {}, content_type="application/json")
+        assert "Inspect “Demo travel server” first" in assert_error(not_inspected, 409, "CONFLICT")["message"]
+
+        server_inspect(server=server)
+        unknown = writer_api.post(
+            f"/api/v1/servers/{server.pk}/evals/sync", {"import_ids": ["nope"]}, content_type="application/json"
+        )
+        assert "does not ship 'nope'" in assert_error(unknown, 400, "VALIDATION_ERROR")["message"]
+
+    def test_a_reader_cannot_import(self, reader_api: Client) -> None:
+        server = make_demo_server()
+
+        refused = reader_api.post(f"/api/v1/servers/{server.pk}/evals/sync", {}, content_type="application/json")
+
+        assert refused.status_code == 403
+
+
+@pytest.mark.django_db
+class ToolTestApiTests:
+    def test_a_tool_is_called_directly_with_its_result_duration_and_validation(self, writer_api: Client) -> None:
+        server = make_demo_server()
+
+        answer = writer_api.post(
+            "/api/v1/tools/test",
+            {"server_id": server.pk, "tool": "get_weather", "arguments": {"latitude": 49.01, "longitude": 2.55}},
+            content_type="application/json",
+        )
+
+        assert answer.status_code == 200, answer.content
+        body = answer.json()
+        assert body["result"]["content"] == PARIS_WEATHER_CONTENT
+        assert body["is_error"] is False and body["schema_validation"]["valid"] is True
+        assert isinstance(body["duration_ms"], int)
+
+    def test_a_failing_tool_is_a_result_and_an_unknown_one_a_400_listing_the_tools(self, writer_api: Client) -> None:
+        server = make_demo_server()
+
+        failing = writer_api.post(
+            "/api/v1/tools/test",
+            {"server_id": server.pk, "tool": "cancel_booking", "arguments": {"booking_reference": "ABC123"}},
+            content_type="application/json",
+        )
+        unknown = writer_api.post(
+            "/api/v1/tools/test", {"server_id": server.pk, "tool": "fly"}, content_type="application/json"
+        )
+
+        assert failing.status_code == 200 and failing.json()["is_error"] is True
+        message = assert_error(unknown, 400, "VALIDATION_ERROR")["message"]
+        assert message == (
+            "“Demo travel server” has no tool 'fly'; its tools: book_flight, cancel_booking, get_weather, "
+            "search_flights, wait."
+        )

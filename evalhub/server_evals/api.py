@@ -1,0 +1,142 @@
+"""/api/v1: a server's shipped evals (list, import and re-sync, the side-effect acknowledgment) and direct tool
+tests (`POST /tools/test`, as in reference 003)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Field, Router, Schema
+
+from evalhub.api.common import WRITE, ApiError, ErrorCode, acting_user, get_or_404, invalid, responses
+from evalhub.api_keys.auth import auth_for
+from evalhub.providers.models import Provider
+from evalhub.server_evals import services
+from evalhub.server_evals.tool_test import UnknownTool, tool_test
+from evalhub.servers.models import McpServer
+
+servers_router = Router()
+tools_router = Router()
+
+
+class ShippedEvalsOut(Schema):
+    capability: dict[str, Any] | None = Field(description="The server's `evals` capability, e.g. {listChanged}.")
+    evals: list[dict[str, Any]] = Field(description="Each eval as the server sent it, plus `scenario_id` (or null).")
+    removed_upstream: list[dict[str, Any]] = Field(description="Scenarios whose eval the server no longer ships.")
+    invalid: list[dict[str, Any]] = Field(description="Evals that break the proposal: id, position, reason.")
+    error: str | None = Field(description="Why listing failed, when it did (the rest of the inspection stands).")
+    changed_at: str | None = Field(description="When a connection saw notifications/evals/list_changed.")
+    side_effects_acknowledged_at: str | None
+
+
+class SyncIn(Schema):
+    import_ids: list[str] | None = Field(
+        None, description="Evals to import; [] only updates linked scenarios; null (default) imports all."
+    )
+    model: str = Field("", max_length=200, description="Model for new scenarios (default: the offline model).")
+    provider_id: int | None = Field(None, description="Its provider (needed with `model`).")
+
+
+class SyncOut(Schema):
+    added: list[str]
+    changed: list[str]
+    removed: list[str]
+    unchanged: list[str]
+    invalid: list[dict[str, Any]]
+    summary: str
+
+
+class ToolTestIn(Schema):
+    server_id: int
+    tool: str = Field(max_length=200)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolTestOut(Schema):
+    tool: str
+    arguments: dict[str, Any]
+    result: dict[str, Any] = Field(description="The CallToolResult: content, structuredContent, isError.")
+    is_error: bool
+    duration_ms: int
+    schema_validation: dict[str, Any] | None = Field(description="structuredContent against the outputSchema.")
+
+
+@servers_router.get("/{int:server_id}/evals", response=responses({200: ShippedEvalsOut}, 404), summary="Shipped evals")
+def list_shipped_evals(request: HttpRequest, server_id: int) -> dict[str, Any]:
+    """The evals the server shipped at its latest inspection (evals/list), each with the scenario linked to it."""
+    server = get_or_404(McpServer.objects.all(), "Server", server_id)
+    inspection = server.last_inspection or {}
+    rows = services.shipped_rows(server)
+    return {
+        "capability": (inspection.get("capabilities") or {}).get("evals"),
+        "evals": [
+            {**row["eval"], "scenario_id": row["scenario"].pk if row["scenario"] else None}
+            for row in rows
+            if not row.get("removed")
+        ],
+        "removed_upstream": [
+            {"eval_id": row["scenario"].shipped_eval_id, "scenario_id": row["scenario"].pk}
+            for row in rows
+            if row.get("removed")
+        ],
+        "invalid": inspection.get("invalid_evals") or [],
+        "error": inspection.get("evals_error"),
+        "changed_at": server.evals_changed_at.isoformat() if server.evals_changed_at else None,
+        "side_effects_acknowledged_at": (
+            server.side_effects_acknowledged_at.isoformat() if server.side_effects_acknowledged_at else None
+        ),
+    }
+
+
+@servers_router.post(
+    "/{int:server_id}/evals/sync",
+    response=responses({200: SyncOut}, 404),
+    auth=auth_for(WRITE),
+    summary="Import and re-sync shipped evals",
+)
+def sync_shipped_evals(request: HttpRequest, server_id: int, payload: SyncIn) -> dict[str, Any]:
+    """Import `import_ids` (all when null) from the latest inspection and update every linked scenario; inspect
+    the server first (POST /servers/{id}/inspect) to read its current list."""
+    server = get_or_404(McpServer.objects.all(), "Server", server_id)
+    target: dict[str, Any] = {}
+    if payload.model:
+        provider = Provider.objects.filter(pk=payload.provider_id).first() if payload.provider_id else None
+        if provider is None or payload.model not in provider.model_names:
+            raise invalid("Give `provider_id` and a `model` that provider serves.", fields=["provider_id", "model"])
+        target = {"provider": provider, "model": payload.model}
+    try:
+        report = services.shipped_evals_sync(
+            server=server, user=acting_user(request), import_ids=payload.import_ids, **target
+        )
+    except services.NotInspected as exc:
+        raise ApiError(ErrorCode.CONFLICT, str(exc)) from None
+    except ValueError as exc:
+        raise invalid(str(exc), field="import_ids") from None
+    return {**report.to_dict(), "summary": report.summary()}
+
+
+@servers_router.post(
+    "/{int:server_id}/side-effects/acknowledge",
+    response=responses({200: ShippedEvalsOut}, 404),
+    auth=auth_for(WRITE),
+    summary="Allow execution evals",
+)
+def acknowledge_side_effects(request: HttpRequest, server_id: int) -> dict[str, Any]:
+    """Accept that execution-level evals call this server's tools for real; recorded with who and when."""
+    server = get_or_404(McpServer.objects.all(), "Server", server_id)
+    services.side_effects_acknowledge(server=server, user=acting_user(request))
+    return list_shipped_evals(request, server_id)
+
+
+@tools_router.post(
+    "/test", response=responses({200: ToolTestOut}, 400, 404, 422), auth=auth_for(WRITE), summary="Call a tool"
+)
+def test_tool(request: HttpRequest, payload: ToolTestIn) -> dict[str, Any]:
+    """Call one tool of a server directly, now, with `arguments`: its result, duration, isError and the
+    validation of its structuredContent. The tool runs for real. 422 SERVER_UNREACHABLE when the server cannot be
+    reached; a tool that fails answers 200 with `is_error`."""
+    server = get_or_404(McpServer.objects.all(), "Server", payload.server_id)
+    try:
+        return tool_test(server=server, tool=payload.tool, arguments=payload.arguments)
+    except UnknownTool as exc:
+        raise invalid(str(exc), field="tool") from None
