@@ -36,6 +36,8 @@ urlpatterns = [
     path("servers/<int:server_id>/inspect/", servers.server_inspect, name="server_inspect"),
     path("servers/<int:server_id>/evals/import/", server_evals.server_evals_import, name="server_evals_import"),
     path("servers/<int:server_id>/evals/resync/", server_evals.server_evals_resync, name="server_evals_resync"),
+    path("servers/<int:server_id>/tools/test/", server_evals.server_tool_test, name="server_tool_test"),
+    path("servers/<int:server_id>/tools/test/save/", server_evals.server_tool_test_save, name="server_tool_test_save"),
     path(
         "servers/<int:server_id>/side-effects/acknowledge/",
         server_evals.server_side_effects_acknowledge,

@@ -1,22 +1,32 @@
-"""The server page's *Evals shipped by this server* actions: import, re-sync, and the side-effect acknowledgment."""
+"""The server page's *Evals shipped by this server* actions (import, re-sync, the side-effect acknowledgment) and
+direct tool tests (call a tool now; save the call as an execution-level scenario)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import messages
+from django.core import signing
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from evalhub.htmx import HtmxHttpRequest
 from evalhub.mcp_client import McpConnectionError
 from evalhub.providers.model_choices import parse_model_value
+from evalhub.scenarios.models import Scenario
 from evalhub.server_evals import services
+from evalhub.server_evals.tool_test import UnknownTool, tool_test, tool_test_save
 from evalhub.servers.models import McpServer
 from evalhub.servers.services import server_inspect
 from evalhub.vault import SecretUnavailable
+from runs.inspector.content import result_parts
+
+SAVE_SALT = "evalhub.tool-test-save"
+SAVE_MAX_AGE_SECONDS = 3600
 
 
 def _back(server: McpServer) -> HttpResponse:
@@ -72,3 +82,51 @@ def server_side_effects_acknowledge(request: HttpRequest, server_id: int) -> Htt
     if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
         return redirect(back)
     return _back(server)
+
+
+@require_POST
+def server_tool_test(request: HtmxHttpRequest, server_id: int) -> HttpResponse:
+    """Call one tool now with the arguments typed on the server page; the result as a fragment."""
+    server = get_object_or_404(McpServer, pk=server_id)
+    tool = request.POST.get("tool", "")
+    context: dict[str, Any] = {"server": server, "tool": tool}
+    try:
+        arguments = json.loads(request.POST.get("arguments") or "{}")
+        if not isinstance(arguments, dict):
+            raise ValueError('the arguments must be a JSON object, e.g. {"latitude": 48.85}')
+    except (json.JSONDecodeError, ValueError) as exc:
+        context["problem"] = f"Arguments: {exc}"
+        return render(request, "evalhub/_tool_test_result.html", context)
+    try:
+        tested = tool_test(server=server, tool=tool, arguments=arguments)
+    except (McpConnectionError, SecretUnavailable, UnknownTool) as exc:
+        context["problem"] = getattr(exc, "message", str(exc))
+        return render(request, "evalhub/_tool_test_result.html", context)
+    context |= {
+        "tested": tested,
+        "parts": result_parts(tested["result"]),
+        # What a save keeps, signed so the scenario expects exactly what this call answered.
+        "token": signing.dumps({k: tested[k] for k in ("tool", "arguments", "result")}, salt=SAVE_SALT),
+        "default_name": f"{server.name}: {tool} with {json.dumps(arguments, sort_keys=True)}"[:200],
+    }
+    return render(request, "evalhub/_tool_test_result.html", context)
+
+
+@require_POST
+def server_tool_test_save(request: HttpRequest, server_id: int) -> HttpResponse:
+    """The tested call as an execution-level scenario expecting the content it answered."""
+    server = get_object_or_404(McpServer, pk=server_id)
+    try:
+        tested = signing.loads(request.POST.get("token", ""), salt=SAVE_SALT, max_age=SAVE_MAX_AGE_SECONDS)
+    except signing.BadSignature:
+        messages.error(request, "That test result expired or was altered; call the tool again, then save.")
+        return redirect(reverse("server_detail", args=[server.pk]) + "#tools")
+    name = (request.POST.get("name") or "").strip()[:200]
+    if not name or Scenario.objects.filter(name=name).exists():
+        messages.error(
+            request, f"Choose another name: {'a scenario is already called that' if name else 'it is empty'}."
+        )
+        return redirect(reverse("server_detail", args=[server.pk]) + "#tools")
+    scenario = tool_test_save(server=server, name=name, user=request.user, **tested)
+    messages.success(request, f"Saved “{scenario.name}”: it calls {tested['tool']} and expects the same content.")
+    return redirect("scenario_detail", scenario_id=scenario.pk)

@@ -6,6 +6,7 @@ and only staff for stdio servers: saving one decides which command EvalHub runs 
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,6 +26,7 @@ from evalhub.htmx import HtmxHttpRequest
 from evalhub.mcp_client.errors import McpConnectionError
 from evalhub.mcp_client.quality import QualityReport, quality_report
 from evalhub.mcp_client.snapshot import ToolsDiff, diff_tools
+from evalhub.model_client.offline.schema_fill import example_for
 from evalhub.outbound import dropped_secrets_message
 from evalhub.permissions import STDIO_STAFF_ONLY, can_change, is_staff, require_change
 from evalhub.providers.model_choices import model_choices
@@ -74,6 +76,8 @@ def tool_rows(tools: list[dict[str, Any]], report: QualityReport) -> list[dict[s
                 "hints": [(label, css) for key, label, css in HINTS if annotations.get(key) is True],
                 "findings": report.for_tool(tool["name"]),
                 "search": " ".join(str(tool.get(key) or "") for key in ("name", "title", "description")).lower(),
+                # A starting point for a direct test: every property filled with the smallest valid value.
+                "try_arguments": json.dumps(example_for(schema) or {}, indent=2),
             }
         )
     return rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
@@ -9,8 +10,9 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
-from evalhub.demo_server.evals import EVALS
+from evalhub.demo_server.evals import EVALS, PARIS_WEATHER_CONTENT
 from evalhub.scenarios.models import Scenario
+from evalhub.servers.services import server_inspect
 from runs.models import Run
 from tests.base import make_demo_server, wait_until
 from tests.browser.conftest import log_in, screenshot
@@ -65,3 +67,45 @@ class ShippedEvalsBrowserTests:
         expect(page.locator(".call-name")).to_have_text(["get_weather"])
         screenshot(page, "execution-eval-run-800")
         assert Scenario.objects.filter(tags__name="execution").count() == 2
+
+
+@pytest.mark.browser
+class ToolTestBrowserTests:
+    def test_call_a_tool_from_the_server_page_and_save_it_as_a_scenario(
+        self, page: Page, live_server: LiveServer, alice: User
+    ) -> None:
+        server = make_demo_server(created_by=alice)
+        server_inspect(server=server)
+        log_in(page, live_server)
+        page.goto(f"{live_server.url}/servers/{server.pk}/")
+
+        tool = page.locator("#tool-get_weather")
+        tool.get_by_text("Call it now").click()
+        arguments = tool.locator("textarea[name=arguments]")
+        assert json.loads(arguments.input_value()) == {"latitude": 0, "longitude": 0}
+        arguments.fill('{"latitude": 49.01, "longitude": 2.55}')
+        tool.get_by_role("button", name="Call get_weather").click()
+
+        result = tool.locator(".tool-test-result")
+        expect(result.locator(".tool-test-verdict")).to_contain_text("answered")
+        expect(result.locator(".tool-test-verdict")).to_contain_text("schema ok")
+        expect(result).to_contain_text("light rain")
+        tool.scroll_into_view_if_needed()
+        screenshot(page, "tool-test-1280")
+
+        arguments.fill("[1, 2]")
+        tool.get_by_role("button", name="Call get_weather").click()
+        expect(result).to_have_text('Arguments: the arguments must be a JSON object, e.g. {"latitude": 48.85}')
+        arguments.fill('{"latitude": 49.01, "longitude": 2.55}')
+        tool.get_by_role("button", name="Call get_weather").click()
+        expect(result.locator(".tool-test-verdict")).to_contain_text("answered")
+
+        result.locator("input[name=name]").fill("Paris weather stays the same")
+        result.get_by_role("button", name="Save as scenario").click()
+        expect(page.get_by_text("Saved “Paris weather stays the same”: it calls get_weather")).to_be_visible()
+        saved = Scenario.objects.get(name="Paris weather stays the same")
+        assert (saved.level, saved.tool_call) == (
+            "execution",
+            {"tool": "get_weather", "arguments": {"latitude": 49.01, "longitude": 2.55}},
+        )
+        assert saved.expectations[0]["equals"] == PARIS_WEATHER_CONTENT
