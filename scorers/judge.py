@@ -33,6 +33,8 @@ from scorers.judge_prompt import MAX_ANSWER_CHARS, build_messages, retry_instruc
 
 SKIPPED_REASON = "skipped — choose a judge model in Settings"
 MAX_LABELS = 20
+# The labels of a pass/fail rubric judge (an mcptest rubric, a shipped eval's llm-as-judge).
+VERDICT_LABELS = "PASS|1\nFAIL|0"
 DEFAULT_MAX_TOKENS = 1024
 
 _LABEL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")

@@ -17,7 +17,6 @@ from evalhub.mcp_client.server_evals import level_of
 from scorers.expectations.proposal import literal
 
 TAGS = ("server-evals",)
-JUDGE_LABELS = "PASS|1\nFAIL|0"
 # What the judge grades at each level, ahead of the rubric.
 JUDGE_SEES = {
     "invocation": "one model turn: which tool the model chose and with which arguments (the tool was not executed)",

@@ -21,6 +21,7 @@ from evalhub.providers.models import Provider, SiteSettings, offline_provider
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.server_evals import mapping
 from evalhub.servers.models import McpServer
+from scorers.judge import VERDICT_LABELS
 from scorers.models import Scorer
 from scorers.services import scorer_save
 
@@ -195,7 +196,7 @@ def _apply(scenario: Scenario, eval_: dict[str, Any], *, user: AbstractBaseUser 
         )
     judge.description = f"The llm-as-judge rubric of the eval {eval_['id']!r} shipped by {scenario.server.name}."
     judge.system_prompt = mapping.judge_prompt(eval_)
-    judge.labels = mapping.JUDGE_LABELS
+    judge.labels = VERDICT_LABELS
     scorer_save(scorer=judge, user=user)
     judge.scenarios.add(scenario)
 

@@ -14,8 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalhub.suites.mcptest.context import Context
 from evalhub.suites.mcptest.expect import Note, map_expects
+from evalhub.suites.mcptest.turns import prompt_and_conversation
 from evalhub.suites.schema import FORMAT_VERSION
+from scorers.judge import VERDICT_LABELS
 
 __all__ = ["Conversion", "Note", "convert"]
 
@@ -35,8 +38,6 @@ UNSUPPORTED_SECTIONS = {
     "defaultTest": "test defaults are not supported",
 }
 KNOWN = {"servers", "variables", "providers", "agents", "tools", "evals", "rubrics", *UNSUPPORTED_SECTIONS}
-_VARIABLE = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_.]*)\}")
-JUDGE_LABELS = "PASS|1\nFAIL|0"
 
 
 @dataclass
@@ -51,38 +52,10 @@ class Conversion:
         return "\n".join([*lines, *(f"  {note}" for note in self.notes)])
 
 
-@dataclass
-class _Context:
-    variables: dict[str, str]
-    provider: str
-    model: str
-    notes: list[Note]
-    suite: dict[str, list[dict[str, Any]]]
-
-    def text(self, value: Any, pointer: str) -> str:
-        """A string field with variables interpolated; other `${…}` reported and left as written."""
-        text = self.expand(value)
-        for name in _VARIABLE.findall(text):
-            if name:
-                self.notes.append(Note(pointer, "approximated", f"${{{name}}} is no variable here; left as text"))
-        return text
-
-    def expand(self, value: Any) -> str:
-        def replace(match: re.Match[str]) -> str:
-            if match.group(0) == "$$":
-                return "$"
-            return self.variables.get(match.group(1), match.group(0))
-
-        return _VARIABLE.sub(replace, str(value))
-
-    def unsupported(self, pointer: str, reason: str) -> None:
-        self.notes.append(Note(pointer, "unsupported", reason))
-
-
 def convert(data: Any, *, environ: Mapping[str, str], provider: str, model: str) -> Conversion:
     """`provider`/`model`: what scenarios run on when an agent names a bare model, and what tool tests use."""
     suite: dict[str, list[dict[str, Any]]] = {"servers": [], "providers": [], "scorers": [], "scenarios": []}
-    context = _Context({}, provider, model, [], suite)
+    context = Context({}, provider, model, [], suite)
     if not isinstance(data, Mapping):
         context.unsupported("", "an mcptest suite is a mapping")
         return Conversion({"version": FORMAT_VERSION, **suite}, context.notes)
@@ -105,7 +78,7 @@ def convert(data: Any, *, environ: Mapping[str, str], provider: str, model: str)
     return Conversion({"version": FORMAT_VERSION, **suite}, context.notes)
 
 
-def _variables(specs: Mapping[str, Any], environ: Mapping[str, str], context: _Context) -> dict[str, str]:
+def _variables(specs: Mapping[str, Any], environ: Mapping[str, str], context: Context) -> dict[str, str]:
     resolved = {}
     for name, spec in specs.items():
         spec = spec if isinstance(spec, Mapping) else {}
@@ -120,7 +93,7 @@ def _variables(specs: Mapping[str, Any], environ: Mapping[str, str], context: _C
     return resolved
 
 
-def _server(name: str, spec: Mapping[str, Any], pointer: str, context: _Context) -> None:
+def _server(name: str, spec: Mapping[str, Any], pointer: str, context: Context) -> None:
     entry: dict[str, Any] = {"name": name}
     if "command" in spec:
         command = spec["command"]
@@ -153,7 +126,7 @@ def _server(name: str, spec: Mapping[str, Any], pointer: str, context: _Context)
     context.suite["servers"].append(entry)
 
 
-def _provider(name: str, spec: Mapping[str, Any], pointer: str, context: _Context) -> None:
+def _provider(name: str, spec: Mapping[str, Any], pointer: str, context: Context) -> None:
     entry: dict[str, Any] = {"name": name, "base_url": context.expand(spec.get("base_url", ""))}
     if spec.get("api_key_env"):
         entry["api_key"] = f"${{{spec['api_key_env']}}}"
@@ -165,7 +138,7 @@ def _provider(name: str, spec: Mapping[str, Any], pointer: str, context: _Contex
     context.suite["providers"].append(entry)
 
 
-def _model(value: Any, pointer: str, context: _Context) -> tuple[str, str]:
+def _model(value: Any, pointer: str, context: Context) -> tuple[str, str]:
     if isinstance(value, Mapping):
         return str(value.get("provider", context.provider)), str(value.get("id", ""))
     context.notes.append(
@@ -174,7 +147,7 @@ def _model(value: Any, pointer: str, context: _Context) -> tuple[str, str]:
     return context.provider, str(value)
 
 
-def _scenario_name(name: str, pointer: str, context: _Context) -> str:
+def _scenario_name(name: str, pointer: str, context: Context) -> str:
     taken = {entry["name"] for entry in context.suite["scenarios"]}
     unique, n = name, 2
     while unique in taken:
@@ -184,7 +157,7 @@ def _scenario_name(name: str, pointer: str, context: _Context) -> str:
     return unique
 
 
-def _tags(values: Any, pointer: str, context: _Context) -> list[str]:
+def _tags(values: Any, pointer: str, context: Context) -> list[str]:
     tags = []
     for index, tag in enumerate(values or []):
         slug = re.sub(r"[^-a-zA-Z0-9_]+", "-", str(tag)).strip("-")[:50]
@@ -195,7 +168,7 @@ def _tags(values: Any, pointer: str, context: _Context) -> list[str]:
     return tags
 
 
-def _judge(scenario: dict[str, Any], rubric: str, threshold: Any, context: _Context) -> None:
+def _judge(scenario: dict[str, Any], rubric: str, threshold: Any, context: Context) -> None:
     """A judge scorer grading against `rubric`, attached to the scenario; the threshold becomes its pass mark."""
     taken = {entry["name"] for entry in context.suite["scorers"]}
     name, n = f"{scenario['name']} rubric", 2
@@ -205,7 +178,7 @@ def _judge(scenario: dict[str, Any], rubric: str, threshold: Any, context: _Cont
         "Grade the agent's run against this rubric. Answer PASS when the run meets it, FAIL otherwise.\n\n"
         f"Rubric:\n{rubric.strip()}"
     )
-    context.suite["scorers"].append({"name": name, "kind": "judge", "system_prompt": prompt, "labels": JUDGE_LABELS})
+    context.suite["scorers"].append({"name": name, "kind": "judge", "system_prompt": prompt, "labels": VERDICT_LABELS})
     scenario.setdefault("scorers", []).append(name)
     if isinstance(threshold, int | float):
         scenario["pass_threshold"] = float(threshold)
@@ -219,7 +192,7 @@ AGENT_UNSUPPORTED = {
 AGENT_FIELDS |= {"token_budget", "max_tool_calls", "time_budget", "tags", "expect", "eval"}
 
 
-def _agent(agent: Any, pointer: str, context: _Context) -> None:
+def _agent(agent: Any, pointer: str, context: Context) -> None:
     if not isinstance(agent, Mapping) or not ("prompt" in agent or agent.get("turns")):
         context.unsupported(pointer, "an agent needs a prompt or turns")
         return
@@ -240,7 +213,7 @@ def _agent(agent: Any, pointer: str, context: _Context) -> None:
         "provider": provider,
         "model": model,
     }
-    turn_offset = _prompt_and_conversation(scenario, agent, pointer, context)
+    turn_offset = prompt_and_conversation(scenario, agent, pointer, context)
     if agent.get("system_prompt"):
         scenario["system_prompt"] = context.text(agent["system_prompt"], f"{pointer}/system_prompt")
     for key in ("max_turns", "max_tool_calls", "max_tokens", "token_budget"):
@@ -267,61 +240,7 @@ def _agent(agent: Any, pointer: str, context: _Context) -> None:
     context.suite["scenarios"].append(scenario)
 
 
-def _prompt_and_conversation(
-    scenario: dict[str, Any], agent: Mapping[str, Any], pointer: str, context: _Context
-) -> int:
-    """Set the scenario's prompt and conversation from `prompt` and `turns`; return the offset that turns mcptest's
-    per_turn[i] into EvalHub's `turn` (EvalHub's turn 0 is the scenario's prompt)."""
-    turns, prompt = agent.get("turns"), agent.get("prompt")
-    if turns is None:
-        scenario["prompt"] = context.text(prompt, f"{pointer}/prompt")
-        return 0
-    if isinstance(turns, list):
-        said = [turn.get("user") if isinstance(turn, Mapping) else None for turn in turns]
-        bad = [index for index, text in enumerate(said) if not isinstance(text, str) or not text.strip()]
-        for index in bad:
-            context.unsupported(f"{pointer}/turns/{index}", "a scripted turn is {user: message}")
-        messages = [context.text(text, f"{pointer}/turns/{i}/user") for i, text in enumerate(said) if i not in bad]
-        if prompt is not None:
-            messages.insert(0, context.text(prompt, f"{pointer}/prompt"))
-            context.notes.append(
-                Note(
-                    f"{pointer}/turns",
-                    "approximated",
-                    "the prompt is sent first, then each turn: per_turn[i] is turn i+1",
-                )
-            )
-        if not messages:
-            context.unsupported(f"{pointer}/turns", "no user message to start the conversation")
-            return 0
-        scenario["prompt"] = messages[0]
-        if len(messages) > 1:
-            scenario["conversation"] = {"turns": messages[1:]}
-        return 1 if prompt is not None else 0
-    simulate = turns.get("simulate") if isinstance(turns, Mapping) else None
-    if not isinstance(simulate, Mapping) or not simulate.get("goal"):
-        context.unsupported(f"{pointer}/turns", "turns is a list of {user: ...} or {simulate: {goal, ...}}")
-        return 0
-    goal = context.text(simulate["goal"], f"{pointer}/turns/simulate/goal")
-    user: dict[str, Any] = {"goal": goal}
-    if simulate.get("persona"):
-        user["persona"] = context.text(simulate["persona"], f"{pointer}/turns/simulate/persona")
-    if isinstance(simulate.get("max_turns"), int):
-        user["max_user_turns"] = simulate["max_turns"]
-    for key in simulate:
-        if key not in ("goal", "persona", "max_turns"):
-            context.unsupported(f"{pointer}/turns/simulate/{key}", "the simulated user takes goal, persona, max_turns")
-    scenario["conversation"] = {"simulate": user}
-    if prompt is None:
-        # EvalHub's simulated user answers the agent; mcptest's also opens the conversation. The goal opens it here.
-        scenario["prompt"] = goal
-        context.notes.append(Note(f"{pointer}/turns/simulate", "approximated", "the goal is the first user message"))
-    else:
-        scenario["prompt"] = context.text(prompt, f"{pointer}/prompt")
-    return 0
-
-
-def _seconds(value: Any, pointer: str, context: _Context) -> int:
+def _seconds(value: Any, pointer: str, context: Context) -> int:
     found = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)", str(value).strip())
     if not found:
         context.unsupported(pointer, "not a duration like 30s; the default limit applies")
@@ -333,7 +252,7 @@ def _seconds(value: Any, pointer: str, context: _Context) -> int:
     return kept
 
 
-def _rubric_text(rubric: Any, pointer: str, named: Mapping[str, Any], context: _Context) -> str:
+def _rubric_text(rubric: Any, pointer: str, named: Mapping[str, Any], context: Context) -> str:
     if isinstance(rubric, Mapping) and "ref" in rubric:
         if rubric["ref"] not in named:
             context.unsupported(pointer, f"no rubric named {rubric['ref']!r} under rubrics")
@@ -352,7 +271,7 @@ def _rubric_text(rubric: Any, pointer: str, named: Mapping[str, Any], context: _
     return ""
 
 
-def _tool_test(test: Any, pointer: str, context: _Context) -> None:
+def _tool_test(test: Any, pointer: str, context: Context) -> None:
     if not isinstance(test, Mapping) or not test.get("tool") or not test.get("server"):
         context.unsupported(pointer, "a tool test needs a server and a tool")
         return
@@ -389,7 +308,7 @@ def _tool_test(test: Any, pointer: str, context: _Context) -> None:
     context.suite["scenarios"].append(scenario)
 
 
-def _expanded(value: Any, context: _Context) -> Any:
+def _expanded(value: Any, context: Context) -> Any:
     if isinstance(value, str):
         return context.expand(value)
     if isinstance(value, Mapping):
@@ -399,7 +318,7 @@ def _expanded(value: Any, context: _Context) -> Any:
     return value
 
 
-def _eval(evaluation: Any, named: Mapping[str, Any], pointer: str, context: _Context) -> None:
+def _eval(evaluation: Any, named: Mapping[str, Any], pointer: str, context: Context) -> None:
     if not isinstance(evaluation, Mapping) or not evaluation.get("prompt") or not evaluation.get("server"):
         context.unsupported(pointer, "an eval needs a server and a prompt")
         return

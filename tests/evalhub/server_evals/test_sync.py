@@ -11,7 +11,6 @@ from django.contrib.auth.models import User
 from evalhub.providers.models import offline_provider
 from evalhub.scenarios.models import Scenario
 from evalhub.scenarios.services import scenario_duplicate
-from evalhub.server_evals.mapping import JUDGE_LABELS
 from evalhub.server_evals.services import NotInspected, shipped_evals_sync
 from evalhub.servers.models import McpServer
 from evalhub.servers.services import server_inspect
@@ -72,7 +71,7 @@ class ImportTests:
         scenario = scenarios["sum-scenario"]
         assert (scenario.level, scenario.max_turns, scenario.expectations) == ("scenario", 3, [])
         (judge,) = scenario.scorers.all()
-        assert (judge.kind, judge.labels, judge.name) == ("judge", JUDGE_LABELS, "Adder · sum-scenario")
+        assert (judge.kind, judge.labels, judge.name) == ("judge", "PASS|1\nFAIL|0", "Adder · sum-scenario")
         assert "PASS if the final answer is 6." in judge.system_prompt
         assert not scenarios["add-execution"].scorers.exists()
         assert execution.created_by == alice
