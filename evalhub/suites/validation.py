@@ -68,6 +68,7 @@ def problems_of(data: Any) -> list[tuple[str, str]]:
     found += _duplicate_names(data)
     found += _engine_problems(data, "expectations", validate_expectations)
     found += _engine_problems(data, "conversation", validate_conversation)
+    found += _level_problems(data)
     return sorted(set(found), key=lambda item: _order(item[0]))
 
 
@@ -159,6 +160,15 @@ def engine_path_to_pointer(path: str) -> str:
         name, index, quoted = match.groups()
         parts.append(name if name is not None else index if index is not None else str(json.loads(quoted)))
     return "".join(f"/{escape(part)}" for part in parts)
+
+
+def _level_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """An execution-level scenario calls its tool_call: it must have one."""
+    return [
+        (f"/scenarios/{index}/tool_call", "an execution-level scenario needs tool_call: {tool, arguments}")
+        for index, scenario in enumerate(data.get("scenarios") or [])
+        if isinstance(scenario, dict) and scenario.get("level") == "execution" and not scenario.get("tool_call")
+    ]
 
 
 def _engine_problems(data: dict[str, Any], key: str, validate: Callable[[Any], list[str]]) -> list[tuple[str, str]]:

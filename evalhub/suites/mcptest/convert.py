@@ -7,6 +7,8 @@ secret reference; elsewhere it is reported, since EvalHub does not interpolate p
 
 from __future__ import annotations
 
+import copy
+import json
 import math
 import re
 import shlex
@@ -287,9 +289,6 @@ def _tool_test(test: Any, pointer: str, context: Context) -> None:
         else:
             kind = next(iter(matcher), "?") if isinstance(matcher, Mapping) else "?"
             context.unsupported(f"{pointer}/expect/{index}", f"target {target!r} with matcher {kind!r} does not map")
-    context.notes.append(
-        Note(pointer, "approximated", "an agent is asked to make this call (execution-level scenarios are not here)")
-    )
     for key in test:
         if key not in ("name", "server", "tool", "args", "expect", "tags"):
             context.unsupported(f"{pointer}/{key}", "not supported for tool tests")
@@ -298,8 +297,12 @@ def _tool_test(test: Any, pointer: str, context: Context) -> None:
         "server": str(test["server"]),
         "provider": context.provider,
         "model": context.model,
-        "prompt": f"Call the {tool} tool once with exactly these arguments, then say what it returned: {args}",
-        "max_tool_calls": 2,  # the call, and one retry if the model gets an argument wrong
+        # mcptest calls the tool itself, with no model: EvalHub's execution level does the same.
+        "level": "execution",
+        # A copy: one object in two places would be written out as a YAML anchor and alias.
+        "tool_call": {"tool": tool, "arguments": copy.deepcopy(args)},
+        "prompt": f"Call {tool} with {json.dumps(args, sort_keys=True)}",
+        "max_turns": 1,
         "expected_tools": [tool],
         "expectations": expectations,
     }

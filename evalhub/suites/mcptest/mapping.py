@@ -55,8 +55,8 @@ MAPPING: tuple[tuple[str, str, str], ...] = (
     ("agents[].eval metrics / inject / recovery", "— unsupported", "reported"),
     (
         "tools[]",
-        "scenarios[] asking the agent to make the call, tool_called + tool_result expectations",
-        "execution-level scenarios are not on this install yet",
+        "execution-level scenarios[] (level, tool_call): the tool is called directly, no model",
+        "expect on the result → tool_result expectations",
     ),
     ("evals[] (rubric string, criteria, ref)", "scenarios[] + a judge scorer", "threshold → pass_threshold"),
     (

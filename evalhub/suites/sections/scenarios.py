@@ -39,6 +39,21 @@ SECTION = Section(
             "direct: the model calls tools; code: it writes JavaScript calling them.",
             "direct",
         ),
+        "level": Field(
+            {"enum": ["scenario", "invocation", "execution"]},
+            "scenario: the agent loop; invocation: one model turn, tools not executed; execution: tool_call, no model.",
+            "scenario",
+        ),
+        "tool_call": Field(
+            {
+                "type": ["object", "null"],
+                "properties": {"tool": {"type": "string", "minLength": 1}, "arguments": {"type": "object"}},
+                "required": ["tool", "arguments"],
+                "additionalProperties": False,
+            },
+            "Execution level: the tool to call directly, {tool, arguments}.",
+            None,
+        ),
         "conversation": Field(
             {"type": "object"},
             'Follow-up user turns {"turns": [...]} or a simulated user {"simulate": {...}}; {} is one prompt.',

@@ -60,7 +60,6 @@ class ConvertTests:
             "/agents/0/eval/mcp_use: unsupported: judged trace metrics are not supported; use a judge scorer",
             "/agents/0/eval/rubric: approximated: weighted criteria judged together, as one rubric",
             "/tools/0/expect/1: unsupported: target 'result.content' with matcher 'snapshot' does not map",
-            "/tools/0: approximated: an agent is asked to make this call (execution-level scenarios are not here)",
         ]
 
     def test_agent_fields_and_expectations_map(self) -> None:
@@ -103,6 +102,12 @@ class ConvertTests:
             "args": {"latitude": 48.85, "longitude": 2.35},
             "match": "exact",
         }
+        # mcptest calls the tool itself: an execution-level scenario, no model.
+        assert (tool_test["level"], tool_test["tool_call"], tool_test["max_turns"]) == (
+            "execution",
+            {"tool": "get_forecast", "arguments": {"latitude": 48.85, "longitude": 2.35}},
+            1,
+        )
         assert evaluation["prompt"] == "Summarize the weather in Paris for Ada."  # from_env wins over the default
         assert evaluation["pass_threshold"] == 0.6
 
@@ -181,7 +186,7 @@ class ImportCommandTests:
         out, err = io.StringIO(), io.StringIO()
         call_command("evalhub", "import-mcptest", "-f", str(SUITE), stdout=out, stderr=err)
         assert "Plan: 9 to create, 0 to change, 0 to delete." in out.getvalue()
-        assert "18 item(s) did not carry over exactly:" in err.getvalue()
+        assert "17 item(s) did not carry over exactly:" in err.getvalue()
         assert sorted(Scenario.objects.values_list("name", flat=True)) == [
             "forecast for Paris",
             "summary on topic",

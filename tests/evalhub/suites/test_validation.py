@@ -61,6 +61,17 @@ class ReadSuiteTests:
         ]
         assert problems(GOOD + "  tool_mode: codes\n")[0].startswith("evals.yaml:17 /scenarios/0/tool_mode:")
 
+    def test_an_execution_level_scenario_reads_and_needs_its_tool_call(self) -> None:
+        call = "  level: execution\n  tool_call: {tool: get_weather, arguments: {latitude: 48.85, longitude: 2.35}}\n"
+        data, _ = read_suite(GOOD + call, "evals.yaml")
+        assert data["scenarios"][0]["tool_call"] == {
+            "tool": "get_weather",
+            "arguments": {"latitude": 48.85, "longitude": 2.35},
+        }
+        assert problems(GOOD + "  level: execution\n") == [
+            "evals.yaml:7 /scenarios/0/tool_call: an execution-level scenario needs tool_call: {tool, arguments}"
+        ]
+
     def test_unknown_keys_are_errors_with_suggestions(self) -> None:
         text = GOOD.replace("  prompt:", "  promt:").replace("servers:", "servres:")
         assert problems(text) == [
