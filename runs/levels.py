@@ -50,7 +50,9 @@ async def invoke_once(
                 "nestedCalls": [],
             }
         )
-    await recorder.answered()
+    if result.text:
+        # Its words are the answer; a turn that only picked tools has none to show.
+        await recorder.answered()
     return Run.StopReason.COMPLETED
 
 

@@ -68,6 +68,15 @@ class ShippedEvalsBrowserTests:
         screenshot(page, "execution-eval-run-800")
         assert Scenario.objects.filter(tags__name="execution").count() == 2
 
+        invocation = by_eval["weather-picks-get-weather"]
+        page.goto(f"{live_server.url}/runs/{invocation.pk}/")
+        expect(page.locator(".call-name")).to_have_text(["get_weather"])
+        expect(page.locator(".transcript")).to_contain_text("Not executed: an invocation-level eval")
+        screenshot(page, "invocation-eval-run-800")
+        page.goto(f"{live_server.url}/scenarios/{execution.scenario_id}/")
+        expect(page.get_by_role("heading", name="Tool call execution")).to_be_visible()
+        expect(page.get_by_text("Eval paris-weather-is-stable shipped by")).to_be_visible()
+
 
 @pytest.mark.browser
 class ToolTestBrowserTests:
