@@ -65,6 +65,7 @@ class ShippedEvalsBrowserTests:
         execution = by_eval["paris-weather-is-stable"]
         page.goto(f"{live_server.url}/runs/{execution.pk}/")
         expect(page.locator(".call-name")).to_have_text(["get_weather"])
+        expect(page.get_by_text("none: an execution-level run calls the tool directly")).to_be_visible()
         screenshot(page, "execution-eval-run-800")
         assert Scenario.objects.filter(tags__name="execution").count() == 2
 
