@@ -21,7 +21,8 @@ from runs.agent import AgentTask, call_tool, openai_tool, opening_messages
 from runs.models import Run
 from runs.recorder import Recorder
 
-NOT_EXECUTED = "Not executed: an invocation-level eval checks which tool the model picks, not what the tool does."
+# Plain on purpose: a judge reads it too, and wording about evals made a small judge grade the note, not the call.
+NOT_EXECUTED = "(not executed)"
 
 
 async def invoke_once(
@@ -48,6 +49,7 @@ async def invoke_once(
                 "durationMs": 0,
                 "isError": False,
                 "nestedCalls": [],
+                "notExecuted": True,
             }
         )
     if result.text:

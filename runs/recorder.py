@@ -268,7 +268,10 @@ class Recorder:
         for key in ("console", "returnValue"):
             if key in call:
                 record[key] = self._json(call[key], limit=TOOL_RESULT_BYTES, where=key, copies=2)[0].value
-        results.append({"toolName": record["toolName"], "result": record["result"]})
+        entry = {"toolName": record["toolName"], "result": record["result"]}
+        if call.get("notExecuted"):
+            entry["notExecuted"] = True  # an invocation-level call: only the choice counts (runs/levels.py)
+        results.append(entry)
         self.run.tool_calls = [*self.run.tool_calls, record]
         self.run.all_tool_calls = [*self.run.all_tool_calls, record, *nested]
         self.run.tool_names = [*self.run.tool_names, record["toolName"], *(inner["toolName"] for inner in nested)]

@@ -59,6 +59,9 @@ def render_transcript(record: Mapping[str, Any]) -> str:
         for call in step.get("toolCalls") or []:
             parts.append(f"tool call {_data(call.get('toolName'))} with arguments {_data(call.get('args'))}")
         for result in step.get("toolResults") or []:
+            if result.get("notExecuted"):
+                # An invocation-level run: there is no result to grade, and "(not executed)" read as one.
+                continue
             parts.append(f"tool result of {_data(result.get('toolName'))}: {_render_result(result.get('result'))}")
     if not steps:
         # No transcript steps recorded: fall back to the flat list of calls.

@@ -96,6 +96,8 @@ class InvocationTests:
         assert result.details == {"judge": {"provider": "Scripted", "model": "gpt-4o"}}
         judged = json.dumps(scripted.received[-1].json["messages"])
         assert "PASS if the model calls add with 7 and 8." in judged and '\\"b\\": 9' in judged
+        # The call was not executed: the judge sees the choice, and no stand-in result to grade instead.
+        assert "tool result of add" not in judged and "(not executed)" not in judged
 
 
 class ExecutionTests:
