@@ -74,8 +74,10 @@ def render_transcript(record: Mapping[str, Any]) -> str:
                 f"\n[nested tool call inside {_data(call.get('toolName'))}] {_data(nested.get('toolName'))} with "
                 f"arguments {_data(nested.get('args'))}; result: {_render_result(nested.get('result'))}"
             )
-    parts.append("\n[final answer]")
-    parts.append(_data(output.get("text") or transcript.get("finalText") or "(none)"))
+    if not steps or not all(step.get("direct") for step in steps):
+        parts.append("\n[final answer]")
+        parts.append(_data(output.get("text") or transcript.get("finalText") or "(none)"))
+    # else an execution-level run: no model, so no answer; a "(none)" there made a small judge fail good results.
     if record.get("expected") is not None:
         parts.append("\n[expected outcome, from the scenario]")
         parts.append(_data(record["expected"]))

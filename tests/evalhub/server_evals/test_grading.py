@@ -125,7 +125,9 @@ class ExecutionTests:
 
         assert run.passed is passed
         (judge_request,) = scripted.received  # no agent call: only the judge
-        assert "42" in json.dumps(judge_request.json["messages"])
+        judged = json.dumps(judge_request.json["messages"])
+        assert "tool result of add: 42" in judged
+        assert "[final answer]" not in judged  # there is no model, hence no answer to find missing
 
 
 class ScenarioTests:
