@@ -98,6 +98,9 @@ class ScenarioOut(Schema):
     scorer_ids: list[int]
     pass_threshold: float
     tool_mode: str = Field(description=TOOL_MODE_HELP)
+    level: str = Field(description="scenario (the agent loop), invocation (one model turn) or execution (a tool call).")
+    tool_call: dict[str, Any] | None = Field(description="Execution level: the tool to call, {tool, arguments}.")
+    shipped_eval_id: str = Field(description="The id of the eval its server ships that it was imported from, or ''.")
     max_turns: int
     max_tool_calls: int
     time_limit_seconds: int
@@ -190,6 +193,9 @@ def scenario_out(scenario: Scenario) -> dict[str, Any]:
         "scorer_ids": [scorer.pk for scorer in scenario.scorers.all()],
         "pass_threshold": scenario.pass_threshold,
         "tool_mode": scenario.tool_mode,
+        "level": scenario.level,
+        "tool_call": scenario.tool_call,
+        "shipped_eval_id": scenario.shipped_eval_id,
         "max_turns": scenario.max_turns,
         "max_tool_calls": scenario.max_tool_calls,
         "time_limit_seconds": scenario.time_limit_seconds,

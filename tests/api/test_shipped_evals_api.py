@@ -102,6 +102,9 @@ class ShippedEvalsEndpointTests:
             for item in writer_api.get(f"/api/v1/servers/{server.pk}/evals").json()["evals"]
         }
         assert linked["paris-weather-is-stable"] is not None and linked["weekend-in-paris"] is None
+        scenario = writer_api.get(f"/api/v1/scenarios/{linked['paris-weather-is-stable']}").json()
+        assert (scenario["level"], scenario["shipped_eval_id"]) == ("execution", "paris-weather-is-stable")
+        assert scenario["tool_call"] == {"tool": "get_weather", "arguments": {"latitude": 49.01, "longitude": 2.55}}
 
     def test_an_unknown_eval_and_an_uninspected_server_are_refused(self, writer_api: Client) -> None:
         server = make_demo_server()
