@@ -42,6 +42,7 @@ class SyncOut(Schema):
     changed: list[str]
     removed: list[str]
     unchanged: list[str]
+    not_imported: list[str] = Field(description="Valid evals the server ships that no scenario is linked to.")
     invalid: list[dict[str, Any]]
     summary: str
 

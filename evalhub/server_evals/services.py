@@ -80,6 +80,7 @@ class SyncReport:
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    not_imported: list[str] = field(default_factory=list)  # shipped, valid, not chosen (e.g. new upstream)
     invalid: list[InvalidEval] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -90,6 +91,7 @@ class SyncReport:
                 (self.changed, "updated"),
                 (self.removed, "removed upstream (kept)"),
                 (self.unchanged, "unchanged"),
+                (self.not_imported, "not imported (tick them to import)"),
             )
             if ids
         ]
@@ -103,6 +105,7 @@ class SyncReport:
             "changed": self.changed,
             "removed": self.removed,
             "unchanged": self.unchanged,
+            "not_imported": self.not_imported,
             "invalid": self.invalid,
         }
 
@@ -159,6 +162,7 @@ def shipped_evals_sync(
                 report.unchanged.append(eval_id)
         chosen_provider = provider or offline_provider()
         chosen_model = model or (chosen_provider.model_names or [""])[0]
+        report.not_imported = [eval_id for eval_id in current if eval_id not in wanted and eval_id not in linked]
         for eval_id, eval_ in current.items():
             if eval_id in wanted and eval_id not in linked:
                 scenario = Scenario(

@@ -95,7 +95,10 @@ class ShippedEvalsEndpointTests:
             content_type="application/json",
         )
         assert synced.status_code == 200, synced.content
-        assert synced.json()["added"] == ["paris-weather-is-stable"] and synced.json()["summary"] == "1 imported"
+        assert (
+            synced.json()["added"] == ["paris-weather-is-stable"]
+            and synced.json()["summary"] == "1 imported, 4 not imported (tick them to import)"
+        )
 
         linked = {
             item["id"]: item["scenario_id"]

@@ -137,7 +137,10 @@ class ResyncTests:
         assert scenarios["add-invocation"].expectations[0]["args"] == {"a": 4, "b": 5}
         judge_scenario.refresh_from_db()
         assert judge_scenario.shipped_eval_removed_at is not None and judge_scenario.scorers.count() == 1
-        assert "add-negative" not in scenarios  # new upstream, not chosen
+        assert "add-negative" not in scenarios and report.not_imported == ["add-negative"]  # new upstream
+        assert report.summary() == (
+            "1 updated, 1 removed upstream (kept), 3 unchanged, 1 not imported (tick them to import)"
+        )
 
         again = shipped_evals_sync(server=server, user=alice, import_ids=[])
         assert again.removed == [] and again.changed == []

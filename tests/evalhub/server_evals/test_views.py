@@ -54,7 +54,9 @@ class ImportViewTests:
             f"/servers/{server.pk}/evals/import/", {"eval_id": ["weekend-in-paris"]}, follow=True
         )
 
-        assert messages_of(response) == [f"Shipped evals of “{server.name}”: 1 imported."]
+        assert messages_of(response) == [
+            f"Shipped evals of “{server.name}”: 1 imported, 4 not imported (tick them to import)."
+        ]
         scenario = Scenario.objects.get(shipped_eval_id="weekend-in-paris")
         assert f'href="/scenarios/{scenario.pk}/"' in response.content.decode()
         assert response.content.decode().count('name="eval_id"') == len(EVALS) - 1
