@@ -41,7 +41,7 @@ def scenario_fields(eval_: Mapping[str, Any], *, default_max_turns: int) -> dict
     }
     if level == "execution":
         fields["tool_call"] = {"tool": input_["toolName"], "arguments": input_["arguments"]}
-        fields["prompt"] = f"Call {input_['toolName']} with {json.dumps(input_['arguments'], sort_keys=True)}"
+        fields["prompt"] = execution_prompt(input_["toolName"], input_["arguments"])
         fields["max_turns"] = 1
     else:
         fields["prompt"] = prompt_of(input_["messages"])
@@ -62,14 +62,24 @@ def expectations(eval_: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{**check, "description": f"{description}: calls {expected['toolName']} with the given arguments"}]
     tool = eval_["input"]["toolName"]
     return [
-        {
-            "kind": "tool_result",
-            "tool": tool,
-            "path": "$.content",
-            "equals": literal(expected["content"]),
-            "description": f"{description}: {tool}'s result content equals the expected content",
-        }
+        content_equals(tool, expected["content"], f"{description}: {tool}'s result content equals the expected content")
     ]
+
+
+def content_equals(tool: str, content: Any, description: str) -> dict[str, Any]:
+    """The expectation that `tool`'s result content is exactly `content` (exact-match execution grading)."""
+    return {
+        "kind": "tool_result",
+        "tool": tool,
+        "path": "$.content",
+        "equals": literal(content),
+        "description": description,
+    }
+
+
+def execution_prompt(tool: str, arguments: Mapping[str, Any]) -> str:
+    """What an execution-level scenario shows as its prompt (and scorers get as `input`): the call it makes."""
+    return f"Call {tool} with {json.dumps(arguments, sort_keys=True)}"
 
 
 def judge_prompt(eval_: Mapping[str, Any]) -> str:

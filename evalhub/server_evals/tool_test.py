@@ -4,7 +4,6 @@ A test worth keeping becomes an execution-level scenario (`tool_test_save`)."""
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -14,9 +13,9 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from evalhub.mcp_client.sync import connect_sync
 from evalhub.providers.models import offline_provider
 from evalhub.scenarios.models import Scenario, Tag
+from evalhub.server_evals.mapping import content_equals, execution_prompt
 from evalhub.servers.models import McpServer
 from runs.tool_results import check_output_schema
-from scorers.expectations.proposal import literal
 
 # The tests' own tag, so they can be run (or left out) together.
 TAG = "tool-tests"
@@ -65,19 +64,13 @@ def tool_test_save(
         description=f"Saved from a direct test of {tool} on {server.name}.",
         level=Scenario.Level.EXECUTION,
         tool_call={"tool": tool, "arguments": arguments},
-        prompt=f"Call {tool} with {json.dumps(arguments, sort_keys=True)}",
+        prompt=execution_prompt(tool, arguments),
         server=server,
         provider=provider,
         model=provider.model_names[0],
         max_turns=1,
         expectations=[
-            {
-                "kind": "tool_result",
-                "tool": tool,
-                "path": "$.content",
-                "equals": literal(result.get("content", [])),
-                "description": f"{tool} answers as it did when the test was saved",
-            }
+            content_equals(tool, result.get("content", []), f"{tool} answers as it did when the test was saved")
         ],
         created_by=author,
     )

@@ -8,7 +8,6 @@ secret reference; elsewhere it is reported, since EvalHub does not interpolate p
 from __future__ import annotations
 
 import copy
-import json
 import math
 import re
 import shlex
@@ -16,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalhub.server_evals.mapping import execution_prompt
 from evalhub.suites.mcptest.context import Context
 from evalhub.suites.mcptest.expect import Note, map_expects
 from evalhub.suites.mcptest.turns import prompt_and_conversation
@@ -301,7 +301,7 @@ def _tool_test(test: Any, pointer: str, context: Context) -> None:
         "level": "execution",
         # A copy: one object in two places would be written out as a YAML anchor and alias.
         "tool_call": {"tool": tool, "arguments": copy.deepcopy(args)},
-        "prompt": f"Call {tool} with {json.dumps(args, sort_keys=True)}",
+        "prompt": execution_prompt(tool, args),
         "max_turns": 1,
         "expected_tools": [tool],
         "expectations": expectations,
