@@ -228,6 +228,11 @@ EVALHUB_API_RATE_LIMIT = env_int("EVALHUB_API_RATE_LIMIT", 600)
 # Seconds a page (and by default the API) waits for Inspect or a provider Test before answering "still working"
 # and updating live: the call goes on in the background (evalhub/background.py) while the web process serves others.
 EVALHUB_WEB_WAIT_SECONDS = env_int("EVALHUB_WEB_WAIT_SECONDS", 3)
+# The live event stream (GET /api/v1/events): how many recent events are kept for clients resuming with
+# Last-Event-ID, and how many streams one web process serves at once (each holds a thread and a database
+# connection while it is open; run the WSGI server with at least this many threads, see README).
+EVALHUB_EVENTS_KEPT = env_int("EVALHUB_EVENTS_KEPT", 10_000)
+EVALHUB_EVENT_STREAMS = env_int("EVALHUB_EVENT_STREAMS", 16)
 # Key for secrets stored in the database; derived from SECRET_KEY when unset (then rotating SECRET_KEY means
 # re-entering stored tokens and API keys).
 EVALHUB_SECRETS_KEY = env_str("EVALHUB_SECRETS_KEY")

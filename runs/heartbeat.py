@@ -20,6 +20,7 @@ from django.db import connection
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from runs.events import publish as events
 from runs.experiments.metrics import cells_refresh
 from runs.models import Run
 
@@ -114,6 +115,7 @@ def _reap(runs: QuerySet[Run], *, now: datetime, why: Callable[[Run], str]) -> i
         ):
             reaped.append(run.pk)
     if reaped:
+        events.runs_finished(reaped)
         cells_refresh(run_ids=reaped)  # an experiment's matrix counts a lost trial as soon as it is closed
     return len(reaped)
 

@@ -13,9 +13,10 @@ from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer, ToolSnapshot
 from runs.conversation.simulator import simulator_totals
+from runs.events.models import RunEvent
 from runs.experiments.models import BaselinePin, Experiment, ExperimentCell
 
-__all__ = ["BaselinePin", "DailyRunQuota", "Experiment", "ExperimentCell", "Run", "ScoreResult"]
+__all__ = ["BaselinePin", "DailyRunQuota", "Experiment", "ExperimentCell", "Run", "RunEvent", "ScoreResult"]
 
 
 class DailyRunQuota(models.Model):

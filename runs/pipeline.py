@@ -30,6 +30,7 @@ from runs.agent import AgentTask, run_agent
 from runs.budgets import Budgets
 from runs.conversation.driver import ConversationDriver, load_simulator_provider
 from runs.conversation.spec import parse_conversation
+from runs.events import publish as events
 from runs.levels import execute_directly, invoke_once
 from runs.models import Run, RunEnded
 from runs.recorder import Recorder
@@ -54,14 +55,19 @@ def claim(run_id: int, *, worker: str) -> Run | None:
     )
     # server__created_by: its owner decides where the server's connections may go, and to_config() runs inside
     # the event loop, where a lazy query is not allowed.
-    return Run.objects.select_related("scenario", "server__created_by", "provider").get(pk=run_id) if claimed else None
+    if not claimed:
+        return None
+    run = Run.objects.select_related("scenario", "server__created_by", "provider").get(pk=run_id)
+    events.run_started(run)
+    return run
 
 
-def execute_run(run_id: int, *, worker: str) -> None:
+def execute_run(run_id: int, *, worker: str) -> bool:
+    """Claim and carry out the run; False when it was not queued any more (then nothing was done)."""
     run = claim(run_id, worker=worker)
     if run is None:
         logger.info("Run %s was not queued any more (duplicate delivery or cancelled); skipping.", run_id)
-        return
+        return False
     simulator_provider = load_simulator_provider(run)
     # The run's writes go through the shared writer threads (runs/recorder.py); this thread needs its connection
     # again only to finish, so it does not hold one idle through minutes of model and tool calls.
@@ -80,6 +86,7 @@ def execute_run(run_id: int, *, worker: str) -> None:
                 run_id,
                 run.phase,
             )
+    return True
 
 
 def _execute(run: Run, simulator_provider: Provider | None) -> None:

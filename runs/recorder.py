@@ -34,6 +34,7 @@ from evalhub.mcp_client.redact import Redactor
 from evalhub.model_client.results import ChatResult
 from evalhub.servers.models import McpServer
 from evalhub.storable import storable
+from runs.events import publish as events
 from runs.models import Run, RunEnded
 from runs.record_limits import (
     FLOOR_BYTES,
@@ -229,6 +230,20 @@ class Recorder:
             }
         )
         self._save()
+        call = self.run.model_calls[-1]
+        events.run_step(
+            self.run,
+            {
+                "kind": "model",
+                "step": len(self.steps),
+                "model": call["model"],
+                "latency_ms": call["latency_ms"],
+                "input_tokens": call["input_tokens"],
+                "output_tokens": call["output_tokens"],
+                "tool_calls": [entry["toolName"] for entry in step.get("toolCalls", [])],
+                "finish_reason": step["finishReason"],
+            },
+        )
 
     def _server_evals_changed(self) -> None:
         if self.run.server_id is not None:
@@ -276,6 +291,17 @@ class Recorder:
         self.run.all_tool_calls = [*self.run.all_tool_calls, record, *nested]
         self.run.tool_names = [*self.run.tool_names, record["toolName"], *(inner["toolName"] for inner in nested)]
         self._save()
+        tool_step = {
+            "kind": "tool",
+            "step": len(self.steps),
+            "tool_name": record["toolName"],
+            "duration_ms": record.get("durationMs"),
+            "is_error": bool(record.get("isError")),
+            "nested_calls": len(nested),
+        }
+        if call.get("notExecuted"):
+            tool_step["not_executed"] = True
+        events.run_step(self.run, tool_step)
 
     def _guarded(self, call: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:
         """An EvalToolCall as stored: `asked` is its name and arguments as already kept (see `_tool_call`)."""
@@ -309,6 +335,7 @@ class Recorder:
         message = self._text(text, limit=MODEL_MESSAGE_BYTES).value
         turns.append({"index": self.user_turn_index, "source": source, "text": message, "firstStep": len(self.steps)})
         self._save()
+        events.run_step(self.run, {"kind": "user", "turn": self.user_turn_index, "source": source})
 
     def _simulator_answered(self, result: ChatResult) -> None:
         usage = result.usage

@@ -15,6 +15,7 @@ from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
 from evalhub.server_evals.mapping import openai_messages
 from evalhub.server_evals.services import SideEffectsUnacknowledged, require_side_effects_acknowledged
+from runs.events import publish as events
 from runs.experiments.metrics import cells_refresh
 from runs.models import ExperimentCell, Run
 from runs.quota import QuotaExceeded, reserve_run
@@ -76,6 +77,7 @@ def run_create(
     )
     # Only the id travels: the worker reads everything else from the database.
     transaction.on_commit(lambda: execute_run.delay(run.pk))
+    events.run_queued(run)
     return run
 
 
@@ -125,6 +127,7 @@ def run_cancel(*, run: Run) -> Run:
         status=Run.Status.CANCELLED, stop_reason=Run.StopReason.CANCELLED, finished_at=now, cancel_requested=True
     ):
         run.refresh_from_db()
+        events.runs_finished([run.pk])
         cells_refresh(run_ids=[run.pk])
         return run
     Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(cancel_requested=True)

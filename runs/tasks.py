@@ -6,13 +6,15 @@ from celery.worker.consumer import Consumer
 from django.utils import timezone
 
 from runs import housekeeping, pipeline, scoring
+from runs.events import publish as events
 from runs.experiments.metrics import cells_refresh
 from runs.models import Run
 
 
 @shared_task(bind=True, name="runs.execute_run")
 def execute_run(self: Task, run_id: int) -> None:
-    pipeline.execute_run(run_id, worker=self.request.hostname or "unknown")
+    if pipeline.execute_run(run_id, worker=self.request.hostname or "unknown"):
+        events.runs_finished([run_id])
     cells_refresh(run_ids=[run_id])
 
 
@@ -34,4 +36,5 @@ def rescore_runs(run_ids: list[int]) -> None:
         Run.objects.filter(pk=run.pk, rescore_requested_at__lte=started).update(rescore_requested_at=None)
     # A run that is no longer done is not re-scored; its page must not wait for it.
     Run.objects.filter(pk__in=run_ids).exclude(status=Run.Status.DONE).update(rescore_requested_at=None)
+    events.runs_finished(run_ids, rescored=True)
     cells_refresh(run_ids=run_ids)

@@ -238,6 +238,7 @@ def _mount_routers() -> None:
     from evalhub.suites.api import router as suites_router
     from evalhub.suites.api import schemas_router
     from runs.api import router as runs_router
+    from runs.events.api import router as events_router
     from runs.experiments.api import router as experiments_router
     from scorers.api import router as scorers_router
 
@@ -248,6 +249,7 @@ def _mount_routers() -> None:
     api.add_router("/runs", runs_router, tags=["runs"])
     api.add_router("/experiments", experiments_router, tags=["experiments"])
     api.add_router("", system_router, tags=["system"])
+    api.add_router("", events_router, tags=["events"])
     api.add_router("/scorers", scorers_router, tags=["scorers"])
     api.add_router("/suites", suites_router, tags=["suites"])
     api.add_router("/schemas", schemas_router, tags=["suites"])

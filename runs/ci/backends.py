@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -19,6 +20,8 @@ from evalhub.models import WorkerHeartbeat
 from evalhub.scenarios.models import Scenario
 from evalhub.server_evals.services import SideEffectsUnacknowledged, side_effects_settle
 from evalhub.tasks import ping_worker
+from runs.events import sse
+from runs.events.stream import EventFilter, follow
 from runs.experiments.compare import experiment_compare
 from runs.experiments.matrix import experiment_record
 from runs.experiments.models import Experiment
@@ -50,6 +53,9 @@ class Backend(Protocol):
     def records(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def ping_worker(self) -> None: ...
     def worker_last_seen(self) -> datetime | None: ...
+    # The events of these runs or this experiment, every one kept and then as they happen; None after each
+    # `keepalive` seconds without one (see runs.events).
+    def follow(self, only: EventFilter, *, keepalive: float) -> Iterator[sse.Event | None]: ...
     # Experiments: the bodies and answers of POST /experiments, GET /experiments/{id} and its /compare.
     def start_experiment(self, body: dict[str, Any]) -> dict[str, Any]: ...
     def experiment(self, experiment_id: int) -> dict[str, Any]: ...
@@ -102,6 +108,9 @@ class LocalBackend:
 
     def ping_worker(self) -> None:
         ping_worker.delay()
+
+    def follow(self, only: EventFilter, *, keepalive: float) -> Iterator[sse.Event | None]:
+        return follow(after=0, only=only, keepalive=keepalive)
 
     def worker_last_seen(self) -> datetime | None:
         beat = WorkerHeartbeat.latest()
@@ -203,6 +212,37 @@ class RemoteBackend:
 
     def ping_worker(self) -> None:
         pass  # A remote worker proves itself by picking up the runs; /health says when it was last seen.
+
+    def follow(self, only: EventFilter, *, keepalive: float) -> Iterator[sse.Event | None]:
+        """GET /events, reconnecting with Last-Event-ID whenever the stream ends (it does every 5 minutes)."""
+        # The API's shortest keepalive is 0.5 s.
+        params: list[tuple[str, str | int | float | bool | None]] = [("after", 0), ("keepalive", max(keepalive, 0.5))]
+        params += [("run", run_id) for run_id in only.run_ids] if len(only.run_ids) <= 500 else []
+        params += [("experiment", only.experiment_id)] if only.experiment_id is not None else []
+        params += [("type", kind) for kind in only.types]
+        last: int | None = None
+        failures = 0
+        while True:
+            headers = {"Last-Event-ID": str(last)} if last is not None else {}
+            try:
+                timeout = httpx.Timeout(30.0, read=keepalive * 3 + 10)
+                with self.client.stream("GET", "/events", params=params, headers=headers, timeout=timeout) as answer:
+                    if not answer.is_success:
+                        answer.read()
+                        message = _error(answer).get("message") or f"HTTP {answer.status_code}"
+                        raise InfraError(f"EvalHub at {self.where} refused its event stream: {message}")
+                    failures = 0
+                    for item in sse.parse(answer.iter_lines()):
+                        if item is not None and item.id is not None:
+                            last = item.id
+                        if item is None or not only.run_ids or item.data.get("run_id") in only.run_ids:
+                            yield item
+            except httpx.HTTPError as exc:
+                failures += 1
+                if failures > 5:
+                    raise InfraError(f"Lost the event stream of EvalHub at {self.where}: {exc}.") from None
+                time.sleep(min(2**failures, 30))
+                yield None
 
     def worker_last_seen(self) -> datetime | None:
         seen = (self._call("GET", "/health").get("worker") or {}).get("last_seen")

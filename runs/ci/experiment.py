@@ -11,12 +11,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
 from typing import Any, TextIO
 
 from django.utils import timezone
 
 from runs.ci.backends import Backend, InfraError
 from runs.ci.runner import EXIT_FAILED, EXIT_INFRA, EXIT_PASSED, Options
+from runs.events.stream import EventFilter
 from runs.experiments.reports import gate, matrix_rows, render_experiment_report, to_junit
 
 
@@ -62,9 +64,18 @@ def _body(backend: Backend, options: Options, experiment: ExperimentOptions) -> 
 
 
 def _wait(backend: Backend, experiment_id: int, options: Options, *, out: TextIO, started: datetime) -> dict[str, Any]:
-    began, shown = time.monotonic(), -1
-    while True:
-        record = backend.experiment(experiment_id)
+    """Until the experiment is done, printing its progress as its experiment.progress events say; it is re-read when
+    it ends, and after --poll seconds without an event (which also closes trials whose worker died)."""
+    began = time.monotonic()
+    record: dict[str, Any] = {}
+    shown = -1
+    only = EventFilter(experiment_id=experiment_id, types=("experiment.progress",))
+    for event in chain([None], backend.follow(only, keepalive=min(options.poll_seconds, options.worker_timeout / 4))):
+        if event is not None and event.type == "experiment.progress":
+            record = {**record, "status": event.data["status"]}
+            record["progress"] = {"finished": event.data["finished"], "total": event.data["total"]}
+        if event is None or record["status"] != "running":
+            record = backend.experiment(experiment_id)
         progress = record["progress"]
         elapsed = time.monotonic() - began
         if progress["finished"] != shown:
@@ -82,7 +93,7 @@ def _wait(backend: Backend, experiment_id: int, options: Options, *, out: TextIO
                 )
         if elapsed > options.timeout:
             raise InfraError(f"Timed out after {options.timeout:.0f} s with experiment #{experiment_id} unfinished.")
-        time.sleep(options.poll_seconds)
+    raise InfraError(f"The event stream of {backend.where} ended.")
 
 
 def run_experiment_ci(

@@ -1,5 +1,9 @@
 """`manage.py evalhub run`: start runs, wait with a progress display, summarise, write reports, pick the exit code.
 
+Waiting follows the runs' live events (GET /api/v1/events, or the events table locally): progress moves the moment
+a run starts, calls a tool or finishes. The runs are re-read only when no event came for --poll seconds, which also
+closes runs whose worker died.
+
 Exit codes: 0 every run passed; 1 a run finished below its threshold (or --min-score); 2 an infrastructure
 problem: no such scenario or tag, quota exhausted, a server or model that could not be reached (the run ended in
 "error"), no worker picking up the runs, or the wait timing out.
@@ -16,6 +20,8 @@ from typing import Any, TextIO
 from django.utils import timezone
 
 from runs.ci.backends import Backend, InfraError
+from runs.events.sse import Event
+from runs.events.stream import GAP, EventFilter
 from runs.models import Run
 from runs.reports import render_report, run_passes
 from runs.reports.formats import score_text, usd, verdict
@@ -34,7 +40,7 @@ class Options:
     junit_path: Path | None = None
     min_score: float | None = None
     acknowledge_side_effects: bool = False
-    poll_seconds: float = 1.0
+    poll_seconds: float = 5.0
     worker_timeout: float = 60.0
     timeout: float = 1800.0
 
@@ -45,6 +51,17 @@ class Progress:
     def __init__(self, out: TextIO, *, tty: bool, names: dict[int, str]) -> None:
         self.out, self.tty, self.names = out, tty, names
         self.seen: dict[int, str] = {}
+
+    def step(self, event: Event) -> None:
+        """A tool call, as a plain line (a terminal's bar has no room for them)."""
+        data = event.data
+        if self.tty or data.get("kind") != "tool":
+            return
+        outcome = " · error" if data.get("is_error") else ""
+        duration = f" ({data['duration_ms']} ms)" if data.get("duration_ms") is not None else ""
+        name = self.names.get(data["run_id"], "")
+        self.out.write(f"run #{data['run_id']} {name}: called {data['tool_name']}{duration}{outcome}\n")
+        self.out.flush()
 
     def update(self, runs: list[dict[str, Any]], elapsed: float) -> None:
         if self.tty:
@@ -98,15 +115,41 @@ def exit_code(records: list[dict[str, Any]], *, min_score: float | None) -> int:
     return EXIT_PASSED if all(run_passes(r, min_score=min_score) for r in records) else EXIT_FAILED
 
 
+# A run's status only moves forward: an event read late never takes a run back.
+_STAGE = {Run.Status.QUEUED: 0, Run.Status.RUNNING: 1, **dict.fromkeys(Run.FINISHED, 2)}
+
+
+def merge_event(runs: dict[int, dict[str, Any]], event: Event) -> None:
+    """What a run event says of its run, into the runs being watched (as GET /runs lists them)."""
+    run = runs.get(event.data.get("run_id"))  # type: ignore[arg-type]
+    if run is None:
+        return
+    if event.type == "run.started" and _STAGE[run["status"]] < 1:
+        run["status"] = Run.Status.RUNNING
+    elif event.type in ("run.finished", "run.scored"):
+        fields = ("status", "stop_reason", "score", "passed", "pass_threshold", "cost_usd", "duration_ms")
+        run.update({name: event.data[name] for name in fields if name in event.data})
+
+
 def _wait(backend: Backend, run_ids: list[int], options: Options, progress: Progress, started: datetime) -> None:
-    began = time.monotonic()
-    while True:
-        runs = backend.poll(run_ids)
-        elapsed = time.monotonic() - began
-        progress.update(runs, elapsed)
-        if all(run["status"] in Run.FINISHED for run in runs):
+    began = checked = time.monotonic()
+    runs = {run["id"]: run for run in backend.poll(run_ids)}
+    progress.update(list(runs.values()), 0)
+    # Quiet long enough to check on the worker well before --worker-timeout passes.
+    keepalive = min(options.poll_seconds, max(options.worker_timeout / 4, 0.5))
+    for event in backend.follow(EventFilter(run_ids=tuple(run_ids)), keepalive=keepalive):
+        now = time.monotonic()
+        if event is not None and event.type == "run.step":
+            progress.step(event)
+        elif event is not None:
+            merge_event(runs, event)
+        if event is None or event.type == GAP or now - checked > options.poll_seconds:
+            runs, checked = {run["id"]: run for run in backend.poll(run_ids)}, now
+        elapsed = now - began
+        progress.update(list(runs.values()), elapsed)
+        if all(run["status"] in Run.FINISHED for run in runs.values()):
             return
-        if elapsed > options.worker_timeout and all(run["status"] == Run.Status.QUEUED for run in runs):
+        if elapsed > options.worker_timeout and all(run["status"] == Run.Status.QUEUED for run in runs.values()):
             seen = backend.worker_last_seen()
             if seen is None or seen < started:
                 last = f"last seen {seen:%Y-%m-%d %H:%M:%S} UTC" if seen else "never seen"
@@ -116,7 +159,7 @@ def _wait(backend: Backend, run_ids: list[int], options: Options, progress: Prog
                 )
         if elapsed > options.timeout:
             raise InfraError(f"Timed out after {options.timeout:.0f} s with runs still unfinished: {run_ids}.")
-        time.sleep(options.poll_seconds)
+    raise InfraError(f"The event stream of {backend.where} ended.")
 
 
 def run_ci(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: bool) -> int:

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from runs.events import publish as events
 from runs.experiments.models import Experiment, ExperimentCell
 from runs.experiments.stats import mean_interval
 from runs.models import Run
@@ -112,3 +113,4 @@ def experiment_refresh_progress(*, experiment_id: int) -> None:
             experiment.status = Experiment.Status.DONE
             experiment.finished_at = timezone.now()
         experiment.save(update_fields=["finished_runs", "status", "finished_at", "updated_at"])
+        events.experiment_progress(experiment)

@@ -17,6 +17,7 @@ from django.utils import timezone
 from evalhub.providers.models import Provider, ensure_builtin_providers
 from evalhub.scenarios.models import Scenario
 from evalhub.server_evals.services import SideEffectsUnacknowledged, require_side_effects_acknowledged
+from runs.events import publish as events
 from runs.experiments.metrics import cells_refresh
 from runs.experiments.models import MAX_TRIALS, MIN_TRIALS, BaselinePin, Experiment, ExperimentCell
 from runs.models import Run
@@ -227,13 +228,15 @@ def experiment_cancel(*, experiment: Experiment) -> Experiment:
     now = timezone.now()
     with transaction.atomic():
         runs = Run.objects.filter(experiment=experiment)
-        runs.filter(status=Run.Status.QUEUED).update(
+        queued = list(runs.filter(status=Run.Status.QUEUED).values_list("pk", flat=True))
+        runs.filter(pk__in=queued, status=Run.Status.QUEUED).update(
             status=Run.Status.CANCELLED, stop_reason=Run.StopReason.CANCELLED, finished_at=now, cancel_requested=True
         )
         runs.filter(status=Run.Status.RUNNING).update(cancel_requested=True)
         Experiment.objects.filter(pk=experiment.pk, status=Experiment.Status.RUNNING).update(
             status=Experiment.Status.CANCELLED, finished_at=now
         )
+    events.runs_finished(queued)
     cells_refresh(cell_ids=experiment.cells.values_list("pk", flat=True))
     experiment.refresh_from_db()
     return experiment

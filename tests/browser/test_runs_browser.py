@@ -7,7 +7,8 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
-from tests.base import make_demo_server
+from runs.services import run_start
+from tests.base import make_demo_server, make_scenario
 from tests.browser.conftest import log_in, screenshot
 
 
@@ -54,3 +55,30 @@ class RunScenarioBrowserTests:
         page.locator(".call summary").first.click()
         expect(page.locator(".call-result").first).to_be_visible()
         screenshot(page, "run-detail")
+
+
+@pytest.mark.browser
+@pytest.mark.worker
+class LiveRunPageTests:
+    def test_the_run_page_shows_each_step_as_the_event_stream_announces_it(
+        self, page: Page, live_server: LiveServer, alice: User, worker: subprocess.Popen[bytes]
+    ) -> None:
+        # The offline agent calls the demo server's `wait` tool: the run's first step is recorded 3 s before its end.
+        scenario = make_scenario(make_demo_server(), name="Patience", prompt="Please wait 3 seconds.")
+        log_in(page, live_server)
+        streams: list[str] = []
+        page.on("request", lambda request: streams.append(request.url) if "/api/v1/events" in request.url else None)
+        run = run_start(scenario=scenario, user=alice)
+
+        page.goto(f"{live_server.url}/runs/{run.pk}/")
+        page.evaluate("window.__notReloaded = true")
+
+        running = page.locator(".cancel-bar")
+        expect(page.locator(".call").first).to_contain_text("wait", timeout=30_000)
+        expect(running).to_contain_text("This run is running")  # the step arrived while the run went on
+        screenshot(page, "run-live-step")
+        expect(page.locator(".turn-final")).to_be_visible(timeout=30_000)
+        expect(running).to_have_count(0)
+        assert page.evaluate("window.__notReloaded") is True
+        assert streams and f"run={run.pk}" in streams[0]
+        expect(page.locator("#run-body")).not_to_have_attribute("data-live-events", f"run={run.pk}")

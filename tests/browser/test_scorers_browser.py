@@ -105,7 +105,7 @@ class ScorerBrowserTests:
         expect(page.locator("#scores-earlier .scorer-old")).to_have_count(2)
         expect(page.locator("#rescoring")).to_have_count(0)
         expect(page.get_by_text("Re-scoring")).to_have_count(0)  # no banner left saying it is still going
-        expect(page.locator("#run-body")).not_to_have_attribute("hx-trigger", "every 1s")
+        expect(page.locator("#run-body")).not_to_have_attribute("data-live-events", re.compile("run="))
         expect(page.get_by_role("button", name="Re-score")).to_be_enabled()
         screenshots(page, "run-rescored")
 

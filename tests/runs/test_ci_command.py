@@ -54,6 +54,7 @@ class CiExitCodeTests:
         assert "Scenario" in result.stdout and "Weather in Lisbon" in result.stdout and "PASS" in result.stdout
         assert "2/2 passed" in result.stdout
         assert ": done · score 1.00 · PASS" in result.stdout  # plain progress lines: stdout is not a terminal
+        assert ": called get_weather (" in result.stdout  # each tool call, from the run's live events
         suite = ET.parse(junit).getroot().find("testsuite")
         assert suite is not None and (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "0", "0")
         assert '"tool_names": [' in report.read_text()

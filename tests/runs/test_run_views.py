@@ -76,7 +76,7 @@ class RunListTests:
         html = response.content.decode()
         assert html.lstrip().startswith('<div id="runs-table"')
         assert "<html" not in html
-        assert 'hx-trigger="every 2s"' in html
+        assert 'hx-trigger="evalhub:live"' in html and 'data-live-events="type=run.queued&amp;' in html
 
     def test_no_polling_when_every_run_has_finished(self, alice_client: Client, scenario: Scenario) -> None:
         make_run(scenario)
@@ -143,7 +143,7 @@ class RunDetailTests:
         response = alice_client.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true")
 
         html = response.content.decode()
-        assert html.lstrip().startswith('<div id="run-body"') and 'hx-trigger="every 1s"' in html
+        assert html.lstrip().startswith('<div id="run-body"') and f'data-live-events="run={run.pk}"' in html
         assert f'action="/runs/{run.pk}/cancel/"' in html
 
     def test_after_re_score_it_polls_until_the_worker_has_scored(
@@ -155,13 +155,13 @@ class RunDetailTests:
         assert len(queued) == 1
 
         waiting = alice_client.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true").content.decode()
-        assert 'hx-trigger="every 1s"' in waiting and "Re-scoring with the current scorers" in waiting
+        assert f'data-live-events="run={run.pk}"' in waiting and "Re-scoring with the current scorers" in waiting
         assert "disabled" in re.search(r"<button[^>]*>Re-score</button>", waiting)[0]  # type: ignore[index]
 
         rescore_runs([run.pk])
 
         done = alice_client.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true").content.decode()
-        assert 'hx-trigger="every 1s"' not in done and "Re-scoring with the current scorers" not in done
+        assert "data-live-events" not in done and "Re-scoring with the current scorers" not in done
         assert run.score_results.get(is_current=True).scorer_name in done
         run.refresh_from_db()
         assert run.rescore_requested_at is None

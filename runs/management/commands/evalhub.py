@@ -98,7 +98,11 @@ class Command(BaseCommand):
             "--url", default="", help="A remote EvalHub to run on, through its API (key in EVALHUB_API_KEY)."
         )
         run.add_argument(
-            "--poll", type=float, default=None, metavar="SECONDS", help="How often to check (default 1, remote 2)."
+            "--poll",
+            type=float,
+            default=5.0,
+            metavar="SECONDS",
+            help="Progress follows live events; re-read the runs after this long without one (default 5).",
         )
         run.add_argument(
             "--worker-timeout",
@@ -131,7 +135,6 @@ class Command(BaseCommand):
             backend = RemoteBackend(options["url"], key)
         else:
             backend = LocalBackend()
-        poll = options["poll"] if options["poll"] is not None else (2.0 if options["url"] else 1.0)
         ci_options = Options(
             scenarios=options["scenario"],
             tags=options["tag"],
@@ -141,7 +144,7 @@ class Command(BaseCommand):
             junit_path=options["junit"],
             min_score=options["min_score"],
             acknowledge_side_effects=options["acknowledge_side_effects"],
-            poll_seconds=poll,
+            poll_seconds=options["poll"],
             worker_timeout=options["worker_timeout"],
             timeout=options["timeout"],
         )

@@ -53,7 +53,8 @@ class ExperimentCreateViewTests:
         )
         assert (experiment.total_runs, experiment.label, experiment.tag) == (6, "abc123", "smoke")
         page = alice_client.get(response["Location"]).content.decode()
-        assert "0 / 6 runs" in page and "Scenario 2" in page and 'hx-trigger="every 2s"' in page
+        assert "0 / 6 runs" in page and "Scenario 2" in page
+        assert f'data-live-events="experiment={experiment.pk}&amp;type=experiment.progress' in page
 
     @override_settings(EVALHUB_DAILY_RUN_QUOTA=5)
     def test_over_quota_it_keeps_the_form_and_says_what_it_needs(self, alice_client: Client) -> None:

@@ -1,0 +1,147 @@
+"""Writing events: one call where each thing happens (run_create, claim, the recorder, the worker's task, the reaper,
+cancelling, the quota), each saying only what a watcher needs: ids, names, numbers. Never arguments, results or
+prompts: those stay on the run page, behind the run's own rules.
+
+An event that cannot be written is logged and dropped: the stream is a notice, the run's own row is the truth, and
+a run must never fail because its notice could not be sent.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from runs.costs import with_judge_cost
+from runs.events.models import RunEvent
+from runs.experiments.models import Experiment
+from runs.models import Run
+
+if TYPE_CHECKING:
+    from runs.quota import QuotaStatus
+
+logger = logging.getLogger(__name__)
+
+# Old events are deleted each time the id passes a multiple of this: one DELETE per PRUNE_EVERY events.
+PRUNE_EVERY = 500
+
+
+def publish(events: Iterable[RunEvent]) -> None:
+    rows = list(events)
+    if not rows:
+        return
+    try:
+        # A savepoint: a failed insert inside someone's transaction must not break the rest of it.
+        with transaction.atomic():
+            created = RunEvent.objects.bulk_create(rows)
+            _prune([row.pk for row in created if row.pk is not None])
+    except Exception:
+        logger.exception("Could not record %d event(s) (%s); watchers will miss them.", len(rows), rows[0].type)
+
+
+def _prune(ids: list[int]) -> None:
+    if ids and max(ids) // PRUNE_EVERY != (min(ids) - 1) // PRUNE_EVERY:
+        RunEvent.objects.filter(pk__lte=max(ids) - settings.EVALHUB_EVENTS_KEPT).delete()
+
+
+def _event(type_: str, data: dict[str, Any], *, run: Run | None = None, experiment_id: int | None = None) -> RunEvent:
+    if run is not None:
+        data = {"run_id": run.pk, **({"experiment_id": run.experiment_id} if run.experiment_id else {}), **data}
+        experiment_id = run.experiment_id
+    return RunEvent(
+        type=type_,
+        run_id=run.pk if run is not None else None,
+        experiment_id=experiment_id,
+        data={**data, "timestamp": timezone.now().isoformat()},
+    )
+
+
+def run_queued(run: Run) -> None:
+    """Sent once the run's transaction commits, as its task is: a rolled-back run was never queued."""
+    event = _event(
+        "run.queued",
+        {"scenario_id": run.scenario_id, "scenario_name": run.scenario.name, "model": run.model, "trial": run.trial},
+        run=run,
+    )
+    transaction.on_commit(lambda: publish([event]))
+
+
+def run_started(run: Run) -> None:
+    assert run.started_at is not None
+    waited = (run.started_at - run.created_at).total_seconds() * 1000
+    publish([_event("run.started", {"worker": run.worker, "queued_ms": round(waited)}, run=run)])
+
+
+def run_step(run: Run, step: dict[str, Any]) -> None:
+    """A model answered or a tool was called: `step` has `kind` ("model", "tool" or "user") and its numbers."""
+    publish([_event("run.step", step, run=run)])
+
+
+def runs_finished(run_ids: Iterable[int], *, rescored: bool = False) -> None:
+    """`run.finished` for each of these runs that has finished (`run.scored` after a re-score), with its verdict."""
+    runs = with_judge_cost(Run.objects.filter(pk__in=list(run_ids), status__in=Run.FINISHED)).order_by("pk")
+    publish(
+        _event("run.scored" if rescored else "run.finished", _verdict(run), run=run)
+        for run in runs.only(
+            "pk",
+            "experiment_id",
+            "status",
+            "stop_reason",
+            "score",
+            "passed",
+            "cost_usd",
+            "duration_ms",
+            "error",
+            "settings",
+        )
+    )
+
+
+def _verdict(run: Run) -> dict[str, Any]:
+    judge_usd = getattr(run, "judge_usd", None)
+    unpriced = run.cost_usd is None or bool(getattr(run, "judge_unpriced", 0))
+    return {
+        "status": run.status,
+        "stop_reason": run.stop_reason,
+        "score": run.score,
+        "passed": run.passed,
+        "pass_threshold": run.threshold,
+        "cost_usd": float(run.cost_usd) if run.cost_usd is not None else None,
+        "judge_cost_usd": float(judge_usd) if judge_usd is not None else None,
+        "total_cost_usd": None if unpriced else float(run.cost_usd + (judge_usd or 0)),  # type: ignore[operator]
+        "duration_ms": run.duration_ms,
+        "error": run.error,
+    }
+
+
+def experiment_progress(experiment: Experiment) -> None:
+    total = experiment.total_runs
+    publish(
+        [
+            _event(
+                "experiment.progress",
+                {
+                    "experiment_id": experiment.pk,
+                    "status": experiment.status,
+                    "finished": experiment.finished_runs,
+                    "total": total,
+                    "percentage": round(100 * experiment.finished_runs / total, 1) if total else 100.0,
+                },
+                experiment_id=experiment.pk,
+            )
+        ]
+    )
+
+
+def quota_changed(status: QuotaStatus) -> None:
+    data = {
+        "used": status.used,
+        "limit": status.limit,
+        "remaining": status.remaining,
+        "resets_at": status.resets_at.isoformat(),
+    }
+    publish([_event("quota.changed", data)])
