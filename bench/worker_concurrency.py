@@ -226,14 +226,17 @@ def run_tier(tier: str, sizes: list[int], in_flight: int, delay: float) -> None:
     from tests.evalhub.mcp_client.helpers import wait_for_port
 
     call_command("migrate", verbosity=0)
-    user = User.objects.create_user("bench")
+    # Staff: the demo server and the model listen on loopback, which only staff's servers may reach.
+    user = User.objects.create_user("bench", is_staff=True)
     model = Model(delay)
     port = free_port()
     demo = subprocess.Popen([sys.executable, "-m", "evalhub.demo_server", "--http", "--port", str(port)], cwd=ROOT)
     worker, log = start_worker()
     try:
         wait_for_port(port, demo)
-        server = McpServer.objects.create(name="Demo", transport="http", url=f"http://127.0.0.1:{port}/mcp")
+        server = McpServer.objects.create(
+            name="Demo", transport="http", url=f"http://127.0.0.1:{port}/mcp", created_by=user
+        )
         provider = make_scripted_provider(model.base_url, timeout=60)
         scenario = make_scenario(server, provider=provider, name="Weather", expected_tools=["get_weather"])
         fast = make_scenario(server, provider=offline_provider(), name="Weather offline")

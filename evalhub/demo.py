@@ -9,6 +9,7 @@ from __future__ import annotations
 import secrets
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -100,21 +101,47 @@ DEMO_SCENARIOS: list[dict[str, Any]] = [
 RESTRAINT_SCENARIO = "Restraint: booking without details"
 
 
+RESET_HINT = f"reset it with: .venv/bin/python manage.py changepassword {DEMO_USERNAME}"
+
+
+def demo_password_file() -> Path:
+    """Where `make run` keeps the demo login's first password until it is changed, so `serve` can repeat it below
+    the worker's start-up banners (var/ also holds the SQLite database, which is no less private)."""
+    return Path(settings.VAR_DIR) / "demo-password"
+
+
 def seed_demo_user() -> list[str]:
     User = get_user_model()
     if User.objects.filter(username=DEMO_USERNAME).exists():
-        return [
-            f"Demo login: {DEMO_USERNAME} (its password was printed when it was created; "
-            f"reset it with: .venv/bin/python manage.py changepassword {DEMO_USERNAME})"
-        ]
+        return [f"Demo login: {DEMO_USERNAME} (forgot its password? {RESET_HINT})"]
     password = secrets.token_urlsafe(12)
     # A local install's first user owns it, so it may also register stdio servers and use the admin.
     User.objects.create_superuser(username=DEMO_USERNAME, email="", password=password)
+    path = demo_password_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(mode=0o600)
+    path.write_text(password)
     return [
-        "Created the demo login (shown only this once):",
+        "Created the demo login:",
         f"    username: {DEMO_USERNAME}",
         f"    password: {password}",
     ]
+
+
+def demo_login_lines() -> list[str]:
+    """How to log in to a demo install, for the end of `serve`'s start-up output; nothing without a demo login.
+
+    The first password is shown while it still works; once it has been changed, its file is deleted.
+    """
+    user = get_user_model().objects.filter(username=DEMO_USERNAME).first()
+    if user is None:
+        return []
+    path = demo_password_file()
+    password = path.read_text().strip() if path.exists() else ""
+    if password and user.check_password(password):
+        return [f"Log in as {DEMO_USERNAME} with the password {password}  (kept in {path} until you change it)"]
+    path.unlink(missing_ok=True)
+    return [f"Log in as {DEMO_USERNAME} (forgot its password? {RESET_HINT})"]
 
 
 def seed_demo_server() -> list[str]:

@@ -14,7 +14,7 @@ from evalhub.suites import views as suites
 urlpatterns = [
     path("", shell.home, name="home"),
     path("health", shell.health, name="health"),
-    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("login/", shell.EvalHubLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("scenarios/", scenarios.scenario_list, name="scenario_list"),
     path("scenarios/new/", scenarios.scenario_create, name="scenario_create"),

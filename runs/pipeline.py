@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import ExitStack, asynccontextmanager
 
 import anyio
-from django.db import close_old_connections, connection
+from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
 from evalhub.mcp_client.config import ServerConfig
@@ -50,15 +50,16 @@ class StepFailed(Exception):
 def claim(run_id: int, *, worker: str) -> Run | None:
     """Move the run from queued to running atomically; a duplicate or late delivery gets None and does nothing."""
     now = timezone.now()
-    claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
-        status=Run.Status.RUNNING, started_at=now, heartbeat_at=now, worker=worker, phase="connect"
-    )
-    # server__created_by: its owner decides where the server's connections may go, and to_config() runs inside
-    # the event loop, where a lazy query is not allowed.
-    if not claimed:
-        return None
-    run = Run.objects.select_related("scenario", "server__created_by", "provider").get(pk=run_id)
-    events.run_started(run)
+    with transaction.atomic():  # the claim and its event in one commit
+        claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
+            status=Run.Status.RUNNING, started_at=now, heartbeat_at=now, worker=worker, phase="connect"
+        )
+        if not claimed:
+            return None
+        # server__created_by: its owner decides where the server's connections may go, and to_config() runs inside
+        # the event loop, where a lazy query is not allowed.
+        run = Run.objects.select_related("scenario", "server__created_by", "provider").get(pk=run_id)
+        events.run_started(run)
     return run
 
 

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -80,5 +79,4 @@ def reserve_runs(count: int, now: datetime | None = None) -> None:
     DailyRunQuota.objects.get_or_create(day=day)
     if not DailyRunQuota.objects.filter(day=day, used__lte=limit - count).update(used=F("used") + count):
         raise QuotaExceeded(quota_status(now), now)
-    # Once the reservation commits, with the quota as it then stands (a rolled-back one changed nothing).
-    transaction.on_commit(lambda: events.quota_changed(quota_status()))
+    events.quota_changed(quota_status(now))

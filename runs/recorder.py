@@ -26,7 +26,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from evalhub.mcp_client.connection import redact_json
@@ -168,9 +168,13 @@ class Recorder:
         self.run.phase = phase[:200]
         self._save_if_running(["phase"])
 
-    def _save(self, *extra_fields: str) -> None:
+    def _save(self, *extra_fields: str, step: dict[str, Any] | None = None) -> None:
+        """Save the record; with `step`, also announce it on the event stream (runs.events), in the same commit."""
         self.run.heartbeat_at = timezone.now()
-        self._save_if_running([*RECORDED_FIELDS, *extra_fields])
+        with transaction.atomic():
+            self._save_if_running([*RECORDED_FIELDS, *extra_fields])
+            if step is not None:
+                events.run_step(self.run, step)
 
     def _save_if_running(self, fields: list[str]) -> None:
         # A run declared lost stays lost: its worker stops here rather than write into it (or call more tools).
@@ -229,11 +233,9 @@ class Recorder:
                 "finish_reason": step["finishReason"],
             }
         )
-        self._save()
         call = self.run.model_calls[-1]
-        events.run_step(
-            self.run,
-            {
+        self._save(
+            step={
                 "kind": "model",
                 "step": len(self.steps),
                 "model": call["model"],
@@ -242,7 +244,7 @@ class Recorder:
                 "output_tokens": call["output_tokens"],
                 "tool_calls": [entry["toolName"] for entry in step.get("toolCalls", [])],
                 "finish_reason": step["finishReason"],
-            },
+            }
         )
 
     def _server_evals_changed(self) -> None:
@@ -290,7 +292,6 @@ class Recorder:
         self.run.tool_calls = [*self.run.tool_calls, record]
         self.run.all_tool_calls = [*self.run.all_tool_calls, record, *nested]
         self.run.tool_names = [*self.run.tool_names, record["toolName"], *(inner["toolName"] for inner in nested)]
-        self._save()
         tool_step = {
             "kind": "tool",
             "step": len(self.steps),
@@ -301,7 +302,7 @@ class Recorder:
         }
         if call.get("notExecuted"):
             tool_step["not_executed"] = True
-        events.run_step(self.run, tool_step)
+        self._save(step=tool_step)
 
     def _guarded(self, call: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:
         """An EvalToolCall as stored: `asked` is its name and arguments as already kept (see `_tool_call`)."""
@@ -334,8 +335,7 @@ class Recorder:
         self.user_turn_index = len(turns)
         message = self._text(text, limit=MODEL_MESSAGE_BYTES).value
         turns.append({"index": self.user_turn_index, "source": source, "text": message, "firstStep": len(self.steps)})
-        self._save()
-        events.run_step(self.run, {"kind": "user", "turn": self.user_turn_index, "source": source})
+        self._save(step={"kind": "user", "turn": self.user_turn_index, "source": source})
 
     def _simulator_answered(self, result: ChatResult) -> None:
         usage = result.usage

@@ -26,7 +26,9 @@ def run_start(*, scenario: Scenario, user: AbstractBaseUser | AnonymousUser | No
     """Reserve quota, create the queued run and queue its task once the transaction commits."""
     with transaction.atomic():
         reserve_run()
-        return run_create(scenario=scenario, user=user, model=model)
+        run = run_create(scenario=scenario, user=user, model=model)
+        events.runs_queued([run])
+        return run
 
 
 def run_create(
@@ -40,7 +42,8 @@ def run_create(
     tool_mode: str = "",
 ) -> Run:
     """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
-    an experiment all of its trials at once) inside the same transaction.
+    an experiment all of its trials at once) inside the same transaction, and announces the runs it created
+    (events.runs_queued: one write for a whole experiment).
 
     Raises SideEffectsUnacknowledged for an execution-level scenario whose server's side effects nobody accepted.
     """
@@ -77,7 +80,6 @@ def run_create(
     )
     # Only the id travels: the worker reads everything else from the database.
     transaction.on_commit(lambda: execute_run.delay(run.pk))
-    events.run_queued(run)
     return run
 
 

@@ -5,6 +5,7 @@ from typing import Any
 from django import forms
 
 from evalhub.providers.model_choices import model_choices, model_value, parse_model_value
+from evalhub.providers.models import SiteSettings
 from scorers import judge, sandbox
 from scorers.models import Scorer
 
@@ -17,11 +18,20 @@ CODE_PLACEHOLDER = """async ({ input, expected, output }) => {
 Write the function here, or press the wand (top right) to generate it from a description."""
 
 
+def default_judge_model() -> str:
+    """The default judge model from Settings as "model · provider", or "" when none can judge."""
+    site = SiteSettings.load()
+    if site.judge_provider is None or not site.judge_model or site.judge_provider.is_offline:
+        return ""
+    return f"{site.judge_model} · {site.judge_provider.name}"
+
+
 class ScorerForm(forms.ModelForm):
     judge_model_choice = forms.ChoiceField(
         label="Judge model",
         required=False,
-        help_text="Empty: the default judge model from Settings. The offline model cannot judge (skipped).",
+        help_text="The model that reads the transcript and picks a label. The offline model cannot judge, so it is "
+        "not offered.",
     )
 
     class Meta:
@@ -48,7 +58,9 @@ class ScorerForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         field = self.fields["judge_model_choice"]
         assert isinstance(field, forms.ChoiceField)
-        field.choices = [("", "Default judge model (Settings)"), *model_choices()]
+        self.default_judge = default_judge_model()
+        empty = f"Default judge model: {self.default_judge}" if self.default_judge else "— choose a judge model —"
+        field.choices = [("", empty), *model_choices(judging=True)]
         scorer: Scorer = self.instance
         if scorer.pk and scorer.judge_provider is not None and scorer.judge_model:
             self.initial["judge_model_choice"] = model_value(scorer.judge_provider, scorer.judge_model)
@@ -75,6 +87,13 @@ class ScorerForm(forms.ModelForm):
             elif (compiled := sandbox.compile_problem(code)) is not None:
                 self.add_error("code", compiled.error)  # says the line and column of a syntax error
         elif data.get("kind") == Scorer.Kind.JUDGE:
+            chosen = data.get("judge_model_choice") or "judge_model_choice" in self.errors
+            if not chosen and not self.default_judge:
+                self.add_error(
+                    "judge_model_choice",
+                    "Choose a judge model: no default judge model is set in Settings, and the offline model cannot "
+                    "grade a transcript (the judge would be skipped on every run).",
+                )
             if not data.get("system_prompt", "").strip():
                 self.add_error("system_prompt", "Tell the judge what to evaluate.")
             try:

@@ -126,6 +126,13 @@ def scorer_save(*, scorer: Scorer, user: AbstractBaseUser | AnonymousUser) -> Sc
     return scorer
 
 
+def scorer_restore(*, scorer: Scorer, version: ScorerVersion, user: AbstractBaseUser | AnonymousUser) -> Scorer:
+    """Make an old version's content current again, as a new version: history is never rewritten."""
+    for name in CONTENT_FIELDS:
+        setattr(scorer, name, getattr(version, name))
+    return scorer_save(scorer=scorer, user=user)
+
+
 def scorer_duplicate(*, scorer: Scorer, user: AbstractBaseUser | AnonymousUser) -> Scorer:
     name = copy_name(scorer.name, taken=lambda name: Scorer.objects.filter(name=name).exists())
     copy = Scorer(name=name, description=scorer.description, **_content_of(scorer))

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scorers import views
+from scorers import usage_views, views
 
 app_name = "scorers"
 urlpatterns = [
@@ -12,4 +12,8 @@ urlpatterns = [
     path("<int:scorer_id>/test/", views.scorer_test, name="test_saved"),
     path("<int:scorer_id>/duplicate/", views.scorer_duplicate, name="duplicate"),
     path("<int:scorer_id>/delete/", views.scorer_delete, name="delete"),
+    path("<int:scorer_id>/attach/", usage_views.scorer_attach, name="attach"),
+    path("<int:scorer_id>/detach/<int:scenario_id>/", usage_views.scorer_detach, name="detach"),
+    path("<int:scorer_id>/versions/<int:version>/", usage_views.scorer_version, name="version"),
+    path("<int:scorer_id>/versions/<int:version>/restore/", usage_views.scorer_restore, name="restore"),
 ]

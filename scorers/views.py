@@ -14,6 +14,7 @@ from runs.scoring import run_record
 from scorers import services
 from scorers.forms import ScorerForm
 from scorers.models import Scorer
+from scorers.usage_views import usage_context
 
 
 @require_GET
@@ -29,7 +30,7 @@ def _editor(request: HttpRequest, form: ScorerForm, scorer: Scorer | None) -> Ht
         "scorer": scorer,
         "recent_runs": Run.objects.filter(status=Run.Status.DONE).select_related("scenario")[:50],
         "servers": McpServer.objects.filter(snapshots__isnull=False).distinct(),
-        "versions": scorer.versions.all()[:10] if scorer else [],
+        **(usage_context(request, scorer) if scorer else {}),
     }
     return render(request, "scorers/scorer_form.html", context)
 
@@ -39,7 +40,7 @@ def scorer_create(request: HttpRequest) -> HttpResponse:
     form = ScorerForm(request.POST or None, initial={"labels": "GOOD|1\nBAD|0"})
     if request.method == "POST" and form.is_valid():
         scorer = services.scorer_save(scorer=form.save(commit=False), user=request.user)
-        messages.success(request, f"Created scorer “{scorer.name}”. Attach it to scenarios from their edit page.")
+        messages.success(request, f"Created scorer “{scorer.name}”. Attach it to scenarios under “Used by”.")
         return redirect("scorers:edit", scorer_id=scorer.pk)
     return _editor(request, form, None)
 

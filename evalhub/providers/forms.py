@@ -351,16 +351,16 @@ class SiteSettingsForm(forms.Form):
     judge_choice = forms.ChoiceField(
         label="Default judge model",
         required=False,
-        help_text="New LLM judges start with this model. Empty: each judge needs its own model. "
-        "The offline model cannot grade a transcript, so its judges are skipped, never passed.",
+        help_text="LLM judges without a model of their own use this one. Empty: each judge needs its own model. "
+        "The offline model cannot grade a transcript, so it is not offered.",
     )
 
     def __init__(self, *args: Any, site: SiteSettings, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.site = site
-        choices = model_choices()
-        offered = {value for _, group in choices for value, _ in group}
         for prefix, empty in (("generation", NO_GENERATION_MODEL), ("judge", NO_JUDGE_MODEL)):
+            choices = model_choices(judging=prefix == "judge")
+            offered = {value for _, group in choices for value, _ in group}
             field = self.fields[f"{prefix}_choice"]
             assert isinstance(field, forms.ChoiceField)
             field.choices = [("", f"— {empty} —"), *choices]

@@ -7,13 +7,30 @@ from evalhub.providers.models import Provider, ensure_builtin_providers
 Choice = tuple[str, str]
 
 
-def model_choices() -> list[tuple[str, list[Choice]]]:
+def model_choices(*, judging: bool = False) -> list[tuple[str, list[Choice]]]:
+    """Every provider's models, grouped by provider. Each option names its provider too (a closed <select> shows
+    only the option), and a provider whose last Test failed says so on both. `judging` leaves out the offline
+    model: it cannot grade a transcript, so a judge on it would only ever be skipped."""
     ensure_builtin_providers()
     groups: list[tuple[str, list[Choice]]] = []
     for provider in Provider.objects.all():
+        if judging and provider.is_offline:
+            continue
+        failed = provider_test_failed(provider)
         label = f"{provider.name} — rule-based, for smoke tests" if provider.is_offline else provider.name
-        groups.append((label, [(model_value(provider, model), model) for model in provider.model_names]))
+        warning = f" — last test failed ({failed})" if failed else ""
+        options = [
+            (model_value(provider, model), f"{model} · {provider.name}{' · last test failed' if failed else ''}")
+            for model in provider.model_names
+        ]
+        groups.append((label + warning, options))
     return [group for group in groups if group[1]]
+
+
+def provider_test_failed(provider: Provider) -> str:
+    """The kind of failure of the provider's last Test ("" when it passed, is running or never ran)."""
+    last = provider.last_test or {}
+    return str(last.get("kind") or "error") if last.get("ok") is False else ""
 
 
 def model_value(provider: Provider, model: str) -> str:

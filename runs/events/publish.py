@@ -9,6 +9,7 @@ a run must never fail because its notice could not be sent.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,36 @@ def publish(events: Iterable[RunEvent]) -> None:
         logger.exception("Could not record %d event(s) (%s); watchers will miss them.", len(rows), rows[0].type)
 
 
+class _AtCommit:
+    """The events of one transaction, written together once it commits: one write for an experiment's hundreds of
+    queued runs, and only the last quota.changed of it."""
+
+    def __init__(self) -> None:
+        self.events: list[RunEvent] = []
+
+    def flush(self) -> None:
+        last_quota = max((i for i, e in enumerate(self.events) if e.type == "quota.changed"), default=None)
+        publish(e for i, e in enumerate(self.events) if e.type != "quota.changed" or i == last_quota)
+
+
+_pending = threading.local()
+
+
+def publish_at_commit(events: Iterable[RunEvent]) -> None:
+    """Publish once the current transaction commits; never if it rolls back (its runs were never queued)."""
+    connection = transaction.get_connection()
+    if not connection.in_atomic_block:
+        publish(events)
+        return
+    batch: _AtCommit | None = getattr(_pending, "batch", None)
+    # Django drops a transaction's on-commit callbacks when it rolls back: a batch whose flush is no longer among
+    # them belonged to a transaction that is over, and must not carry its events into this one.
+    if batch is None or not any(callback == batch.flush for _, callback, _ in connection.run_on_commit):
+        batch = _pending.batch = _AtCommit()
+        transaction.on_commit(batch.flush)
+    batch.events.extend(events)
+
+
 def _prune(ids: list[int]) -> None:
     if ids and max(ids) // PRUNE_EVERY != (min(ids) - 1) // PRUNE_EVERY:
         RunEvent.objects.filter(pk__lte=max(ids) - settings.EVALHUB_EVENTS_KEPT).delete()
@@ -60,14 +91,23 @@ def _event(type_: str, data: dict[str, Any], *, run: Run | None = None, experime
     )
 
 
-def run_queued(run: Run) -> None:
-    """Sent once the run's transaction commits, as its task is: a rolled-back run was never queued."""
-    event = _event(
-        "run.queued",
-        {"scenario_id": run.scenario_id, "scenario_name": run.scenario.name, "model": run.model, "trial": run.trial},
-        run=run,
-    )
-    transaction.on_commit(lambda: publish([event]))
+def runs_queued(runs: list[Run]) -> None:
+    """Sent once the runs' transaction commits, as their tasks are (a rolled-back run was never queued), in one
+    write: an experiment queues hundreds at once."""
+    queued = [
+        _event(
+            "run.queued",
+            {
+                "scenario_id": run.scenario_id,
+                "scenario_name": run.scenario.name,
+                "model": run.model,
+                "trial": run.trial,
+            },
+            run=run,
+        )
+        for run in runs
+    ]
+    publish_at_commit(queued)
 
 
 def run_started(run: Run) -> None:
@@ -138,10 +178,11 @@ def experiment_progress(experiment: Experiment) -> None:
 
 
 def quota_changed(status: QuotaStatus) -> None:
+    """The quota as a reservation left it; sent once the reservation commits (a rolled-back one changed nothing)."""
     data = {
         "used": status.used,
         "limit": status.limit,
         "remaining": status.remaining,
         "resets_at": status.resets_at.isoformat(),
     }
-    publish([_event("quota.changed", data)])
+    publish_at_commit([_event("quota.changed", data)])

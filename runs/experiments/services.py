@@ -170,18 +170,21 @@ def experiment_start(
             for column, choice in enumerate(models)
         )
         by_position = {(cell.row, cell.column): cell for cell in cells}
-        for trial in range(1, trials + 1):
-            for row, scenario in enumerate(scenarios):
-                for column, choice in enumerate(models):
-                    run_create(
-                        scenario=scenario,
-                        user=user,
-                        model=choice.model,
-                        provider=choice.provider,
-                        cell=by_position[(row, column)],
-                        trial=trial,
-                        tool_mode=choice.tool_mode,
-                    )
+        queued = [
+            run_create(
+                scenario=scenario,
+                user=user,
+                model=choice.model,
+                provider=choice.provider,
+                cell=by_position[(row, column)],
+                trial=trial,
+                tool_mode=choice.tool_mode,
+            )
+            for trial in range(1, trials + 1)
+            for row, scenario in enumerate(scenarios)
+            for column, choice in enumerate(models)
+        ]
+        events.runs_queued(queued)
     return experiment
 
 

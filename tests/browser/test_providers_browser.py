@@ -7,6 +7,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
+from evalhub.providers.models import Provider
 from tests.browser.conftest import log_in, screenshot
 from tests.evalhub.model_client.scripted_server import API_KEY, Answer, ScriptedServer, completion, openai_error
 
@@ -81,10 +82,14 @@ class ProvidersBrowserTests:
         assert API_KEY not in page.content() and "header-secret-55" not in page.content()
         screenshot(page, "settings-providers-tested")
 
-        page.get_by_label("Default judge model").select_option(label="gpt-4o")
+        # Its test failed above (nothing listens there): the picker names the provider and says so.
+        gateway = Provider.objects.get(name="My gateway")
+        page.get_by_label("Default judge model").select_option(f"{gateway.pk}:gpt-4o")
         page.get_by_role("button", name="Save models").click()
         expect(page.locator(".message-success")).to_contain_text("Saved the models EvalHub uses.")
-        expect(page.get_by_label("Default judge model").locator("option:checked")).to_have_text("gpt-4o")
+        expect(page.get_by_label("Default judge model").locator("option:checked")).to_have_text(
+            "gpt-4o · My gateway · last test failed"
+        )
 
         page.get_by_role("link", name="Edit My gateway").click()
         expect(page.get_by_label("API key", exact=True)).to_have_attribute(

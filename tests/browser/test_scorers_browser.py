@@ -49,7 +49,7 @@ class ScorerBrowserTests:
         # Write a code scorer and test it on the past run before saving.
         page.goto(f"{live_server.url}/scorers/new/")
         page.get_by_label("Name").fill("Weather called")
-        page.locator("#id_code").fill(CODE)
+        fill_code(page, CODE)
         page.get_by_role("button", name="Test scorer").click()
         expect(page.locator("#test-result .badge-pass")).to_have_text("1.00")
         expect(page.locator("#test-result pre.console")).to_contain_text("get_weather calls: 1")
@@ -58,7 +58,7 @@ class ScorerBrowserTests:
         expect(page.locator(".message-success")).to_contain_text("Created scorer")
 
         # On the saved scorer's page, Test scorer tests the edited, unsaved code (it used to fail on the name).
-        page.locator("#id_code").fill("async () => 0.25")
+        fill_code(page, "async () => 0.25")
         page.get_by_role("button", name="Test scorer").click()
         expect(page.locator("#test-result .badge-fail")).to_have_text("0.25")
         expect(page.locator("#test-result .form-error")).to_have_count(0)
@@ -113,7 +113,7 @@ class ScorerBrowserTests:
         page.goto(f"{live_server.url}/scorers/new/")
         editor = page.locator("#id_code")
         expect(editor).to_have_value("")
-        editor.fill("async () => 0.5")
+        fill_code(page, "async () => 0.5")
         page.get_by_role("button", name="Generate code from a description").click()
         page.get_by_label("Criteria").fill(EXAMPLE_DESCRIPTION)
         page.get_by_role("button", name="Generate code", exact=True).click()
@@ -143,9 +143,63 @@ class ScorerBrowserTests:
         screenshots(page, "scorer-empty")
 
 
+def fill_code(page: Page, code: str) -> None:
+    """Replace the code in the editor as a person would: click into it, select all, then type (as text input)."""
+    page.locator(".code-box .CodeMirror").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(code)
+    expect(page.locator("#id_code")).to_have_value(code)  # the form's field follows the editor
+
+
 def screenshots(page: Page, name: str) -> None:
     """At 1280 px (the test's window) and at 800 px, where the sidebar collapses."""
     screenshot(page, f"{name}-1280")
     page.set_viewport_size({"width": 800, "height": 800})
     screenshot(page, f"{name}-800")
     page.set_viewport_size({"width": 1280, "height": 800})
+
+
+@pytest.mark.browser
+class ScorerPageBrowserTests:
+    def test_the_editor_marks_the_error_line_and_the_page_attaches_compares_and_restores(
+        self, page: Page, live_server: LiveServer, alice: User
+    ) -> None:
+        scenario = make_scenario(make_demo_server(), created_by=alice)
+        log_in(page, live_server)
+
+        # A real editor: line numbers, and a syntax error's line marked with its frame kept as written.
+        page.goto(f"{live_server.url}/scorers/new/")
+        page.get_by_label("Name").fill("Strict")
+        fill_code(page, "async () => {\n  return 1 +;\n}")
+        expect(page.locator(".code-box .CodeMirror-linenumber").filter(has_text="3")).to_be_visible()
+        page.get_by_role("button", name="Create scorer").click()
+        error = page.locator(".code-field .field-error")
+        expect(error).to_contain_text("Syntax error at line 2, column 13")
+        assert "\n2 |   return 1 +;\n" in error.inner_text()  # the caret line stays under the column
+        expect(page.locator(".code-box .cm-error-line")).to_have_count(1)
+        expect(page.locator(".code-box .CodeMirror-code > div").nth(1)).to_contain_text("return 1 +;")
+        expect(page.locator(".code-box .CodeMirror-code > div").nth(1).locator(".cm-error-line")).to_have_count(1)
+        screenshots(page, "scorer-syntax-error")
+        fill_code(page, "async () => {\n  return 0;\n}")
+        expect(page.locator(".code-box .cm-error-line")).to_have_count(0)  # the mark was about the code before
+        page.get_by_role("button", name="Create scorer").click()
+        expect(page.locator(".message-success")).to_contain_text("Created scorer")
+
+        # Attach it to a scenario from its own page; a second version; compare v1 with it and restore v1.
+        page.get_by_label("Attach to").select_option(str(scenario.pk))
+        page.get_by_role("button", name="Attach", exact=True).click()
+        expect(page.locator(".message-success")).to_contain_text("now scores its runs with “Strict” too")
+        expect(page.locator("#used-by")).to_contain_text(scenario.name)
+        fill_code(page, "async () => {\n  return 1;\n}")
+        page.get_by_role("button", name="Save").click()
+        expect(page.locator(".message-success")).to_contain_text("as version 2")
+        page.locator("#versions").get_by_role("link", name="v1").click()
+        expect(page.locator("tr.diff-removed")).to_contain_text("return 0;")
+        expect(page.locator("tr.diff-added")).to_contain_text("return 1;")
+        screenshots(page, "scorer-version-diff")
+        page.get_by_role("button", name="Restore v1").click()
+        expect(page.locator(".message-success")).to_contain_text("Restored version 1 of “Strict” as version 3")
+        expect(page.locator("#id_code")).to_have_value("async () => {\n  return 0;\n}")
+        screenshots(page, "scorer-used-by")
+        page.get_by_role("button", name=f"Detach from {scenario.name}").click()
+        expect(page.locator("#used-by")).to_contain_text("No scenario uses it yet")

@@ -6,7 +6,7 @@ from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
 from tests.base import PASSWORD
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import log_in, screenshot
 
 SIDEBAR = [
     ("Scenarios", "/scenarios/", "No scenarios yet"),
@@ -56,3 +56,26 @@ class ShellBrowserTests:
 
         expect(page.get_by_role("alert")).to_contain_text("Please enter a correct username and password")
         screenshot(page, "login-error")
+
+    def test_pages_fit_the_window_and_at_800_px_the_sidebar_becomes_a_bar_above_the_page(
+        self, page: Page, live_server: LiveServer, alice: User
+    ) -> None:
+        log_in(page, live_server)
+        for width in (1280, 800):
+            page.set_viewport_size({"width": width, "height": 800})
+            for path in ("/scenarios/", "/scorers/new/", "/runs/", "/experiments/", "/servers/", "/settings/"):
+                page.goto(f"{live_server.url}{path}")
+                overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+                assert overflow <= 0, f"{path} scrolls sideways by {overflow} px at {width} px"
+            sidebar = page.locator("nav.sidebar").bounding_box()
+            content = page.locator("main, .main").first.bounding_box()
+            assert sidebar is not None and content is not None
+            if width == 800:
+                assert sidebar["height"] < 120 and content["y"] >= sidebar["y"] + sidebar["height"] - 1
+                assert content["width"] >= 780  # the page gets the whole width
+                screenshot(page, "settings-800")
+            else:
+                assert content["x"] >= sidebar["x"] + sidebar["width"] - 1  # beside it
+        page.goto(f"{live_server.url}/api/v1/docs")
+        page.get_by_role("link", name="← EvalHub").click()
+        expect(page).to_have_url(f"{live_server.url}/scenarios/")

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import urllib.request
 
@@ -51,7 +52,6 @@ class ServeTests:
             if process.poll() is None:
                 process.kill()
 
-        assert "press Ctrl-C to stop" in output
         assert "Stopping the web app and the worker" in output
         leftovers = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout.split()
         assert leftovers == []
@@ -71,3 +71,45 @@ class ServeTests:
 
         assert "Stopping the web app and the worker" in output
         assert subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True).stdout == ""
+
+    def test_the_address_comes_last_once_the_web_app_answers_and_the_worker_has_reported(
+        self, transactional_db: None
+    ) -> None:
+        port = free_port()
+        process = start_serve(port)
+        try:
+            output = ""
+            assert process.stdout is not None
+            for line in process.stdout:  # read as it is written, until the launcher says it is ready
+                output += line
+                if "press Ctrl-C to stop" in line:
+                    break
+            assert health(port) is not None  # it was answering when that was said
+            os.killpg(process.pid, signal.SIGINT)
+            process.communicate(timeout=30)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+
+        assert " ready." in output  # the worker's own banner came before it
+        assert output.rindex("EvalHub is running at") > output.rindex(" ready.")
+
+    def test_a_taken_port_is_said_plainly_and_nothing_is_started(self, transactional_db: None) -> None:
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+
+            result = subprocess.run(
+                [PYTHON, "manage.py", "serve", "--addr", f"127.0.0.1:{port}"],
+                cwd=PROJECT_DIR,
+                env=child_env(),
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+
+        assert result.returncode == 1
+        assert f"Port {port} on 127.0.0.1 is already in use" in result.stderr
+        assert f"make run ADDR=127.0.0.1:{port + 1}" in result.stderr
+        assert "EvalHub is running" not in result.stdout and "celery" not in result.stdout + result.stderr

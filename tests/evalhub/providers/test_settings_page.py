@@ -167,7 +167,9 @@ class SiteSettingsEditTests:
         select = re.search(r'<select name="judge_choice".*?</select>', html, re.DOTALL)
         assert select
         assert '<optgroup label="Gateway">' in select.group(0)
-        assert '<optgroup label="EvalHub offline — rule-based, for smoke tests">' in select.group(0)
+        assert "EvalHub offline" not in select.group(0)  # it cannot judge
+        generation = re.search(r'<select name="generation_choice".*?</select>', html, re.DOTALL)
+        assert generation and '<optgroup label="EvalHub offline — rule-based, for smoke tests">' in generation.group(0)
         assert "— none: choose a model for each judge —" in select.group(0)
         assert "Empty: each judge needs its own model." in html
         assert "built-in templates write them instead" in html
@@ -178,14 +180,14 @@ class SiteSettingsEditTests:
         offline = model_value(offline_provider(), "evalhub-offline")
 
         response = alice_client.post(
-            "/settings/models/", {"generation_choice": model_value(gateway, "m1"), "judge_choice": offline}
+            "/settings/models/", {"generation_choice": offline, "judge_choice": model_value(gateway, "m1")}
         )
 
         assert response.status_code == 302
         assert response["Location"] == "/settings/#models"
         site = SiteSettings.load()
-        assert (site.generation_provider, site.generation_model) == (gateway, "m1")
-        assert (site.judge_provider, site.judge_model) == (offline_provider(), "evalhub-offline")
+        assert (site.generation_provider, site.generation_model) == (offline_provider(), "evalhub-offline")
+        assert (site.judge_provider, site.judge_model) == (gateway, "m1")
         html = alice_client.get("/settings/").content.decode()
         assert f'<option value="{gateway.pk}:m1" selected>' in html
 

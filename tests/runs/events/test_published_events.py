@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.utils import timezone
 
 from runs.events.models import RunEvent
@@ -57,6 +58,23 @@ class PublishedEventTests:
         quota = [data for _, data in published(type="quota.changed")]
 
         assert [(q["used"], q["limit"], q["remaining"]) for q in quota] == [(1, 100, 99), (2, 100, 98)]
+
+    def test_a_transaction_that_rolls_back_publishes_nothing_and_one_that_commits_writes_once(
+        self, alice: User
+    ) -> None:
+        scenario = make_scenario(make_demo_server())
+        with pytest.raises(RuntimeError), transaction.atomic():
+            run_start(scenario=scenario, user=alice)
+            raise RuntimeError("the request failed after queueing")
+
+        with transaction.atomic():
+            kept = [run_start(scenario=scenario, user=alice) for _ in range(3)]
+
+        assert [(kind, data["run_id"]) for kind, data in published(type="run.queued")] == [
+            ("run.queued", run.pk) for run in kept
+        ]
+        quota = [data["used"] for _, data in published(type="quota.changed")]
+        assert quota == [3]  # the rolled-back reservation said nothing, and one transaction says it once
 
     def test_an_experiment_publishes_its_progress_as_each_trial_finishes(self) -> None:
         experiment = start(tagged_scenarios(1), trials=2)
