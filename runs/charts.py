@@ -1,4 +1,8 @@
-"""A scenario's recent scores as a small server-rendered SVG line chart: no JavaScript, no chart library."""
+"""A scenario's recent scores as a small server-rendered SVG line chart: no JavaScript, no chart library.
+
+The plot sits inside margins that hold its axes: scores 0, 0.5 and 1 on the left, the pass threshold labelled on
+the right, and the first and last runs' dates under it.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,9 @@ from dataclasses import dataclass
 
 from runs.models import Run
 
-WIDTH, HEIGHT, PAD = 560, 140, 14
+WIDTH, HEIGHT = 560, 170
+LEFT, RIGHT, TOP, BOTTOM = 40, 64, 12, 30  # margins: score labels, threshold label, headroom, date labels
+Y_TICKS = (0.0, 0.5, 1.0)
 
 
 @dataclass(frozen=True)
@@ -18,16 +24,35 @@ class Point:
 
 
 @dataclass(frozen=True)
+class Tick:
+    value: float
+    y: float
+
+
+@dataclass(frozen=True)
 class Chart:
     points: list[Point]
     polyline: str
+    threshold: float
     threshold_y: float
+    y_ticks: list[Tick]
     width: int = WIDTH
     height: int = HEIGHT
+    left: int = LEFT
+    right: int = WIDTH - RIGHT
+    bottom: int = HEIGHT - BOTTOM
+
+    @property
+    def first(self) -> Point:
+        return self.points[0]
+
+    @property
+    def last(self) -> Point:
+        return self.points[-1]
 
 
 def _y(score: float) -> float:
-    return round(HEIGHT - PAD - score * (HEIGHT - 2 * PAD), 1)
+    return round(HEIGHT - BOTTOM - score * (HEIGHT - TOP - BOTTOM), 1)
 
 
 def score_history_chart(runs: Sequence[Run], *, threshold: float) -> Chart | None:
@@ -35,10 +60,15 @@ def score_history_chart(runs: Sequence[Run], *, threshold: float) -> Chart | Non
     scored = [run for run in runs if run.score is not None]
     if not scored:
         return None
-    step = (WIDTH - 2 * PAD) / max(len(scored) - 1, 1)
-    points = [Point(round(PAD + i * step, 1), _y(run.score or 0.0), run) for i, run in enumerate(scored)]
+    inner = WIDTH - LEFT - RIGHT
+    # One run sits in the middle; several spread from the left axis to the right edge of the plot.
+    step = inner / (len(scored) - 1) if len(scored) > 1 else 0
+    start = LEFT if len(scored) > 1 else LEFT + inner / 2
+    points = [Point(round(start + i * step, 1), _y(run.score or 0.0), run) for i, run in enumerate(scored)]
     return Chart(
         points=points,
         polyline=" ".join(f"{p.x},{p.y}" for p in points),
+        threshold=threshold,
         threshold_y=_y(threshold),
+        y_ticks=[Tick(value, _y(value)) for value in Y_TICKS],
     )

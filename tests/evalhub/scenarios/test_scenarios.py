@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -234,8 +235,12 @@ class ScenarioListAndRunTests:
 
         html = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
 
-        assert '<polyline points="14.0,103.6 546.0,14.0"' in html
+        assert '<polyline points="40.0,114.4 496.0,12.0"' in html  # 0.2 on the left, 1.0 at the top right
         assert html.count('class="chart-pass"') == 1 and html.count('class="chart-fail"') == 1
+        labels = re.findall(r'class="chart-label[^"]*"[^>]*>([^<]+)</text>', html)
+        assert labels[:3] == ["0.0", "0.5", "1.0"] and "score" in labels and "pass 0.70" in labels
+        first, last = Run.objects.order_by("pk")
+        assert any(label.startswith(f"#{first.pk} · ") for label in labels) and labels[-1].startswith(f"#{last.pk} · ")
 
 
 @pytest.mark.django_db
