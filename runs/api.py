@@ -50,7 +50,8 @@ IsoDate = Annotated[date, BeforeValidator(_iso_date)]
 RunStatus = Literal["queued", "running", "done", "error", "cancelled"]
 MAX_REPORT_RUNS = 5000
 REPORT_CONTENT = {
-    "application/json": {"schema": {"type": "object"}},
+    # A report object; format=evalresult is a list of EvalResult objects.
+    "application/json": {"schema": {"type": ["object", "array"]}},
     "text/markdown": {"schema": {"type": "string"}},
     "application/xml": {"schema": {"type": "string"}},
     "text/html": {"schema": {"type": "string"}},

@@ -91,7 +91,7 @@ def list_shipped_evals(request: HttpRequest, server_id: int) -> dict[str, Any]:
 
 @servers_router.post(
     "/{int:server_id}/evals/sync",
-    response=responses({200: SyncOut}, 404),
+    response=responses({200: SyncOut}, 404, 409),
     auth=auth_for(WRITE),
     summary="Import and re-sync shipped evals",
 )

@@ -3,8 +3,9 @@
 Every operation gets a bounded number of generated requests, valid and invalid, with a key holding all scopes;
 every response must match the schema (status codes, content types, bodies) and none may be a 5xx. Left out:
 inspecting a server (it starts the server's command or opens a connection; test_servers.py uses real servers),
-and testing or generating a scorer (each example would run user code in the sandbox for up to its time limit, or
-ask a model; test_scorers.py covers them).
+testing or generating a scorer (each example would run user code in the sandbox for up to its time limit, or
+ask a model; test_scorers.py covers them), and the live event stream (a valid request streams for minutes by design;
+test_events.py covers it, errors included).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ EXAMPLES_PER_OPERATION = 100
 # else is checked, including that schema-violating requests are rejected and that no answer is a 5xx.
 
 schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", application).exclude(
-    path_regex=r"/inspect$|^/api/v1/scorers/(generate|\{[^}]+\}/test)$"
+    path_regex=r"/inspect$|^/api/v1/scorers/(generate|\{[^}]+\}/test)$|^/api/v1/events$"
 )
 
 
