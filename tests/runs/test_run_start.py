@@ -7,6 +7,7 @@ from django.contrib.auth.models import User
 from django.test import override_settings
 
 from evalhub.servers.models import McpServer
+from runs.events.models import RunEvent
 from runs.models import DailyRunQuota, Run
 from runs.quota import QuotaExceeded, utc_today
 from runs.services import run_cancel, run_start, runs_start_many
@@ -39,8 +40,12 @@ class RunStartTests:
         assert run.started_by == alice
         assert run.settings["max_turns"] == 4 and run.settings["prompt"] == scenario.prompt
         assert run.transcript == {"prompt": scenario.prompt, "steps": []}
-        # The task is only sent once the run is committed, so the worker always finds it.
-        assert len(callbacks) == 1
+        # The task is only sent once the run is committed, so the worker always finds it; so are its events.
+        assert len(callbacks) == 2
+        assert not RunEvent.objects.exists()
+        for callback in callbacks[:1]:  # the events: run.queued and the quota, in one write
+            callback()
+        assert list(RunEvent.objects.values_list("type", "run_id")) == [("quota.changed", None), ("run.queued", run.pk)]
         assert DailyRunQuota.objects.get(day=utc_today()).used == 1
 
     @override_settings(EVALHUB_DAILY_RUN_QUOTA=1)
