@@ -115,16 +115,13 @@ def exit_code(records: list[dict[str, Any]], *, min_score: float | None) -> int:
     return EXIT_PASSED if all(run_passes(r, min_score=min_score) for r in records) else EXIT_FAILED
 
 
-# A run's status only moves forward: an event read late never takes a run back.
-_STAGE = {Run.Status.QUEUED: 0, Run.Status.RUNNING: 1, **dict.fromkeys(Run.FINISHED, 2)}
-
-
 def merge_event(runs: dict[int, dict[str, Any]], event: Event) -> None:
     """What a run event says of its run, into the runs being watched (as GET /runs lists them)."""
     run = runs.get(event.data.get("run_id"))  # type: ignore[arg-type]
     if run is None:
         return
-    if event.type == "run.started" and _STAGE[run["status"]] < 1:
+    # A status only moves forward: a run.started read after the run finished leaves it finished.
+    if event.type == "run.started" and run["status"] == Run.Status.QUEUED:
         run["status"] = Run.Status.RUNNING
     elif event.type in ("run.finished", "run.scored"):
         fields = ("status", "stop_reason", "score", "passed", "pass_threshold", "cost_usd", "duration_ms")

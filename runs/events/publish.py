@@ -1,6 +1,6 @@
-"""Writing events: one call where each thing happens (run_create, claim, the recorder, the worker's task, the reaper,
-cancelling, the quota), each saying only what a watcher needs: ids, names, numbers. Never arguments, results or
-prompts: those stay on the run page, behind the run's own rules.
+"""Writing events: one call where each thing happens (starting runs and experiments, claim, the recorder, the
+worker's task, the reaper, cancelling, the quota), each saying only what a watcher needs: ids, names, numbers.
+Never arguments, results or prompts: those stay on the run page, behind the run's own rules.
 
 An event that cannot be written is logged and dropped: the stream is a notice, the run's own row is the truth, and
 a run must never fail because its notice could not be sent.
