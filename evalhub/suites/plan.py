@@ -2,21 +2,28 @@
 
 Both sides are entries in the file's shape with every field filled in (`Section.complete`), so a plan is a plain
 comparison and applying the same file twice plans nothing the second time. Secrets only ever appear as `${VAR}`
-references on both sides, so a plan cannot show one.
+references on both sides, so a plan cannot show one. A change that moves a server or provider to another scheme,
+host or port says that its stored secrets are dropped: secrets belong to the address they were entered for (the
+servers' and providers' forms follow the same rule).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from evalhub.egress import origin
 from evalhub.suites.sections import SECTIONS
+from evalhub.suites.sections.spec import REFERENCE_PATTERN
 
 Action = Literal["create", "change", "delete"]
 _SHOWN = 80  # characters of a value a plan line shows
 SINGULAR = {"servers": "server", "providers": "provider", "scorers": "scorer", "scenarios": "scenario"}
+URL_KEYS = {"servers": "url", "providers": "base_url"}  # the address a record's secrets are sent to
+DROPPED = "dropped (the URL moves to another address): the file's references are new"
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,26 @@ def shown(value: Any) -> str:
     return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
+def address_changed(before: str, after: str) -> bool:
+    """Whether a URL moves to another (scheme, host, port): the secrets stored for the old one must not follow."""
+    return origin(before) != origin(after)
+
+
+def moves_secrets(key: str, before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    """Whether applying `after` over the stored `before` (complete entries of section `key`) drops its secrets."""
+    url = URL_KEYS.get(key)
+    return url is not None and address_changed(str(before.get(url) or ""), str(after.get(url) or ""))
+
+
+def secret_labels(entry: Mapping[str, Any]) -> list[str]:
+    """The secrets a complete server or provider entry holds (each written as a `${VAR}` reference)."""
+    labels = [key for key in ("bearer_token", "api_key") if entry.get(key)]
+    for key in ("env", "headers"):
+        values = entry.get(key) or {}
+        labels += [f"{key} {name}" for name, value in values.items() if re.fullmatch(REFERENCE_PATTERN, str(value))]
+    return labels
+
+
 def make_plan(current: Mapping[str, Mapping[str, Mapping[str, Any]]], data: Mapping[str, Any], *, prune: bool) -> Plan:
     """`current`: {section: {name: complete entry}} as stored; `data`: the validated file."""
     steps: list[Step] = []
@@ -105,6 +132,8 @@ def make_plan(current: Mapping[str, Mapping[str, Mapping[str, Any]]], data: Mapp
                 for name, value in desired.items()
                 if before.get(name) != value
             )
+            if moves_secrets(key, before, desired) and (labels := secret_labels(before)):
+                changes += (FieldChange("secrets", labels, DROPPED),)
             if changes:
                 steps.append(Step("change", key, desired["name"], index, changes))
         # Only sections the file has: a file without `providers:` never deletes a provider.

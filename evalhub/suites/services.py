@@ -22,7 +22,7 @@ from evalhub.servers.form_parts import looks_secret_env, url_shape_problem
 from evalhub.servers.models import McpServer
 from evalhub.suites import secrets, store
 from evalhub.suites.mcptest import Conversion, convert
-from evalhub.suites.plan import Plan, Step, make_plan
+from evalhub.suites.plan import Plan, Step, make_plan, moves_secrets
 from evalhub.suites.schema import FORMAT_VERSION
 from evalhub.suites.sections import SECTIONS
 from evalhub.suites.source import Source, SourceError, dump, load
@@ -131,6 +131,9 @@ def _secret_problems(data: dict[str, Any], current: dict[str, Any]) -> list[tupl
     for key in ("servers", "providers"):
         for index, entry in enumerate(data.get(key) or []):
             stored = current[key].get(entry["name"], {})
+            moved = bool(stored) and moves_secrets(key, stored, SECTIONS[key].complete(entry))
+            if moved:
+                stored = {}  # its secrets are dropped: every reference the file writes is new, and checked
             where = f"/{key}/{index}"
             for field in ("env", "headers"):
                 for name, value in (entry.get(field) or {}).items():
@@ -138,20 +141,24 @@ def _secret_problems(data: dict[str, Any], current: dict[str, Any]) -> list[tupl
                     if vault.env_reference(value) is None and looks_secret_env(name.replace("-", "_")):
                         found.append((pointer, f"{name} looks like a credential: write it as a ${{VAR}} reference"))
                     elif value != (stored.get(field) or {}).get(name):
-                        found += _refusal(pointer, value)
+                        found += _refusal(pointer, value, moved)
             for field in ("bearer_token", "api_key"):
                 value = entry.get(field, "")
                 if value and value != stored.get(field):
-                    found += _refusal(f"{where}/{field}", value)
+                    found += _refusal(f"{where}/{field}", value, moved)
             url = entry.get("url") or entry.get("base_url") or ""
             if url and (problem := url_shape_problem(url)) is not None:
                 found.append((f"{where}/{'url' if 'url' in entry else 'base_url'}", problem))
     return found
 
 
-def _refusal(pointer: str, value: str) -> list[tuple[str, str]]:
+def _refusal(pointer: str, value: str, moved: bool) -> list[tuple[str, str]]:
     name = vault.env_reference(value)
     refusal = vault.reference_refusal(name) if name else None
+    if refusal and moved:
+        refusal = (
+            f"the URL moves to another address, so the stored secret stays behind and this is a new one: {refusal}"
+        )
     return [(pointer, refusal)] if refusal else []
 
 

@@ -20,6 +20,7 @@ from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.servers.models import McpServer
 from evalhub.suites import secrets
+from evalhub.suites.plan import address_changed
 from evalhub.suites.sections import SECTIONS, Section
 from scorers.models import Scorer
 from scorers.services import scorer_save
@@ -81,7 +82,9 @@ def read_server(server: McpServer) -> dict[str, Any]:
 
 
 def write_server(server: McpServer, entry: dict[str, Any]) -> McpServer:
-    stored = server.secrets() if server.pk else {"env": {}, "headers": {}, "bearer_token": ""}
+    # Secrets belong to the address they were entered for: a server moved to another one keeps none of them.
+    kept = server.pk and not address_changed(server.url, entry["url"])
+    stored = server.secrets() if kept else {"env": {}, "headers": {}, "bearer_token": ""}
     _set_generic(SERVERS, server, entry)
     server.env, secret_env = secrets.split(entry["env"])
     server.headers, secret_headers = secrets.split(entry["headers"])
@@ -121,7 +124,8 @@ def read_provider(provider: Provider) -> dict[str, Any]:
 
 
 def write_provider(provider: Provider, entry: dict[str, Any]) -> Provider:
-    stored = provider.secrets() if provider.pk else {"api_key": "", "headers": {}}
+    kept = provider.pk and not address_changed(provider.base_url, entry["base_url"])
+    stored = provider.secrets() if kept else {"api_key": "", "headers": {}}
     _set_generic(PROVIDERS, provider, entry)
     provider.kind = Provider.Kind.OPENAI_COMPATIBLE
     provider.headers, secret_headers = secrets.split(entry["headers"])

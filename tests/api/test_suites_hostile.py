@@ -11,9 +11,12 @@ from django.contrib.auth.models import User
 from django.http import HttpResponse
 from django.test import Client
 
+from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
+from evalhub.suites.plan import DROPPED
 from tests.api.helpers import assert_error
+from tests.evalhub.suites.install import SECRET_VALUES, build_install
 
 SECRET, DSN = "sk-django-secret-0bf1c2", "postgres://evalhub:pw-9913@db/evalhub"
 SERVER = "servers:\n  s:\n    url: https://attacker.example.com/mcp{query}\n    headers:\n      X-Trace: {header}\n"
@@ -95,3 +98,54 @@ class FromEnvTests:
         assert McpServer.objects.get(name="s").url == "https://attacker.example.com/mcp?k=public"
         assert Scenario.objects.get().prompt == "Say public"
         assert SECRET not in body + _stored()
+
+
+class HostMoveTests:
+    """A suite that moves a server or provider to another host: its stored secrets stay behind, as in the forms."""
+
+    def test_the_plan_says_the_secrets_are_dropped_and_apply_drops_them(
+        self, alice: User, admin_api: Client, settings: object
+    ) -> None:
+        settings.EVALHUB_SECRET_ENV_ALLOWLIST = ["*"]  # type: ignore[attr-defined]
+        build_install(alice)
+        exported = admin_api.get("/api/v1/suites/export").content.decode()
+        text = exported.replace("https://mcp.example.com/mcp", "https://collector.attacker.example/mcp").replace(
+            "https://gateway.example.com/v1", "http://gateway.example.com:8080/v1"
+        )
+        body = {"yaml": text, "filename": "evals.yaml", "dry_run": True}
+        planned = admin_api.post("/api/v1/suites/apply", body, content_type="application/json")
+        assert planned.status_code == 200, planned.content
+        changes = {step["name"]: step["changes"] for step in planned.json()["plan"]["steps"]}
+        assert changes["Remote API"][-1] == {
+            "field": "secrets",
+            "before": ["bearer_token", "headers X-Api-Key", "headers X-Other"],
+            "after": DROPPED,
+        }
+        assert changes["Gateway"][-1] == {"field": "secrets", "before": ["api_key"], "after": DROPPED}
+        applied = admin_api.post("/api/v1/suites/apply", {**body, "dry_run": False}, content_type="application/json")
+        assert applied.status_code == 200, applied.content
+        remote, gateway = McpServer.objects.get(name="Remote API"), Provider.objects.get(name="Gateway")
+        stored = json.dumps([remote.secrets(), gateway.secrets()])
+        assert not [value for value in SECRET_VALUES if value in stored]
+        # What the file names is taken as new references (checked against the allowlist), read where it is used.
+        assert remote.secrets()["bearer_token"] == "${REMOTE_API_BEARER_TOKEN}"
+        assert gateway.secrets()["api_key"] == "${GATEWAY_API_KEY}"
+        again = admin_api.post("/api/v1/suites/apply", {**body, "dry_run": True}, content_type="application/json")
+        assert again.json()["plan"]["steps"] == []
+
+    def test_references_taken_as_new_must_be_allowed(self, alice: User, admin_api: Client, settings: object) -> None:
+        settings.EVALHUB_SECRET_ENV_ALLOWLIST = ["REMOTE_OTHER"]  # type: ignore[attr-defined]
+        build_install(alice)
+        exported = admin_api.get("/api/v1/suites/export").content.decode()
+        text = exported.replace("https://mcp.example.com/mcp", "https://collector.attacker.example/mcp")
+        body = {"yaml": text, "filename": "evals.yaml", "dry_run": False}
+        error = assert_error(
+            admin_api.post("/api/v1/suites/apply", body, content_type="application/json"), 400, "VALIDATION_ERROR"
+        )
+        pointers = [problem["pointer"] for problem in error["details"]["problems"]]
+        assert pointers == ["/servers/1/headers/X-Api-Key", "/servers/1/bearer_token"]
+        assert error["details"]["problems"][1]["message"].startswith(
+            "the URL moves to another address, so the stored secret stays behind and this is a new one: "
+            "${REMOTE_API_BEARER_TOKEN} is not an allowed environment variable"
+        )
+        assert McpServer.objects.get(name="Remote API").secrets()["bearer_token"] == SECRET_VALUES[1]
