@@ -1,17 +1,21 @@
-"""Values PostgreSQL cannot store: NaN and ±Infinity in JSON, and NUL characters in any text.
+"""Values PostgreSQL cannot store: NaN and ±Infinity in JSON, and NUL characters and lone surrogates in any text.
 
 Python's json module reads and writes NaN, Infinity and -Infinity (and reads 1e999 as infinity), so they arrive
 from MCP servers, models and API clients; PostgreSQL's jsonb refuses them, and no PostgreSQL text holds a NUL.
-SQLite stores both, so only PostgreSQL failed. Input refuses them (the API's parser, the JSON form field); what a
-run records keeps them as text and says where (runs/recorder.py). Django-free.
+SQLite stores both, so only PostgreSQL failed. A lone surrogate (U+D800 to U+DFFF on its own: JSON's "\\ud800" and
+YAML's escapes allow it) is no Unicode text at all, and no database driver can encode it. Input refuses them (the API's
+parser, the JSON form field, suite files); what a run records keeps them as text and says where (runs/recorder.py).
+Django-free.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, NamedTuple
 
 NUL = "\x00"
+_TEXT_PROBLEM = re.compile("[\x00\ud800-\udfff]")  # in a Python str, any surrogate code point stands alone
 
 
 class Replaced(NamedTuple):
@@ -31,23 +35,27 @@ def storable(value: Any) -> tuple[Any, list[Replaced]]:
     """A copy of `value` that PostgreSQL can store, and what had to change in it.
 
     NaN, Infinity and -Infinity become those words as strings (the spelling Python's json writes, so the stored
-    text reads like what was sent); NUL characters in strings and keys become U+FFFD. Unchanged parts are the
-    same objects, so a clean value costs one walk and no copy.
+    text reads like what was sent); NUL characters and lone surrogates in strings and keys become U+FFFD.
+    Unchanged parts are the same objects, so a clean value costs one walk and no copy.
     """
     found: list[Replaced] = []
     return _walk(value, "", found), found
 
 
-def _walk(value: Any, where: str, found: list[Replaced]) -> Any:
+def unstorable(value: Any) -> str | None:
+    """What a number or text holds that cannot be stored ("NaN", "Infinity", "-Infinity", "NUL", "lone
+    surrogate"), or None."""
     if isinstance(value, float) and not math.isfinite(value):
-        word = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+        return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+    if isinstance(value, str) and (found := _TEXT_PROBLEM.search(value)):
+        return "NUL" if found.group() == NUL else "lone surrogate"
+    return None
+
+
+def _walk(value: Any, where: str, found: list[Replaced]) -> Any:
+    if (word := unstorable(value)) is not None:
         found.append(Replaced(where or "(root)", word))
-        return word
-    if isinstance(value, str):
-        if NUL not in value:
-            return value
-        found.append(Replaced(where or "(root)", "NUL"))
-        return value.replace(NUL, "\ufffd")
+        return word if isinstance(value, float) else _TEXT_PROBLEM.sub("\ufffd", value)
     if isinstance(value, dict):
         changed = False
         copy: dict[Any, Any] = {}
@@ -66,9 +74,13 @@ def _walk(value: Any, where: str, found: list[Replaced]) -> Any:
 
 def refusal(problem: Replaced) -> str:
     """Why an input value is refused, for users: where it is and what to send instead."""
-    if problem.was == "NUL":
-        return f"{problem.path}: must not contain NUL (\\u0000) characters."
-    return (
-        f"{problem.path}: {problem.was} is not a JSON number; send a finite number, null, or the text "
-        f'"{problem.was}" as a string.'
-    )
+    return f"{problem.path}: {advice(problem.was)}"
+
+
+def advice(was: str) -> str:
+    """What to send instead of a value `unstorable` named."""
+    if was == "NUL":
+        return "must not contain NUL (\\u0000) characters."
+    if was == "lone surrogate":
+        return "must not contain a lone surrogate (\\ud800-\\udfff), which is not Unicode text."
+    return f'{was} is not a JSON number; send a finite number, null, or the text "{was}" as a string.'

@@ -16,6 +16,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
 
+from evalhub.storable import advice, storable, unstorable
 from evalhub.suites.schema import suite_schema
 from evalhub.suites.sections import SECTIONS
 from evalhub.suites.source import Source, SourceError, escape, load
@@ -69,6 +70,7 @@ def problems_of(data: Any) -> list[tuple[str, str]]:
     found += _engine_problems(data, "expectations", validate_expectations)
     found += _engine_problems(data, "conversation", validate_conversation)
     found += _level_problems(data)
+    found += _unstorable(data, "")
     return sorted(set(found), key=lambda item: _order(item[0]))
 
 
@@ -160,6 +162,25 @@ def engine_path_to_pointer(path: str) -> str:
         name, index, quoted = match.groups()
         parts.append(name if name is not None else index if index is not None else str(json.loads(quoted)))
     return "".join(f"/{escape(part)}" for part in parts)
+
+
+def _unstorable(value: Any, pointer: str) -> list[tuple[str, str]]:
+    """Values the database cannot store (.nan, .inf, "\\0", "\\ud800"), as the API refuses them: applying would
+    fail on them, or store a pass threshold no JSON answer can show."""
+    if isinstance(value, dict):
+        found = []
+        for key, item in value.items():
+            word = unstorable(key)
+            # Such a key is shown as storable() writes it: the error itself must be storable and printable.
+            child = f"{pointer}/{escape(storable(key)[0] if word else key)}"
+            if word is not None:
+                found.append((child, f"the key {advice(word)}"))
+            found += _unstorable(item, child)
+        return found
+    if isinstance(value, list):
+        return [item for index, entry in enumerate(value) for item in _unstorable(entry, f"{pointer}/{index}")]
+    word = unstorable(value)
+    return [(pointer, advice(word))] if word else []
 
 
 def _level_problems(data: dict[str, Any]) -> list[tuple[str, str]]:

@@ -149,3 +149,40 @@ class HostMoveTests:
             "${REMOTE_API_BEARER_TOKEN} is not an allowed environment variable"
         )
         assert McpServer.objects.get(name="Remote API").secrets()["bearer_token"] == SECRET_VALUES[1]
+
+
+SCENARIO = "scenarios:\n- name: s\n  server: Remote API\n  provider: EvalHub offline\n  model: m\n  prompt: hi\n"
+# Each value the database cannot store, where a suite file can put it, and the problem's line and pointer.
+UNSTORABLE = [
+    ("  pass_threshold: .nan\n", 7, "/scenarios/0/pass_threshold", "NaN is not a JSON number"),
+    ("  cost_budget_usd: .inf\n", 7, "/scenarios/0/cost_budget_usd", "Infinity is not a JSON number"),
+    ("  expected: {low: -.inf}\n", 7, "/scenarios/0/expected/low", "-Infinity is not a JSON number"),
+    ('  description: "a\\0b"\n', 7, "/scenarios/0/description", "must not contain NUL"),
+    ('  system_prompt: "\\ud800"\n', 7, "/scenarios/0/system_prompt", "must not contain a lone surrogate"),
+    ('  expected: {"k\\0": 1}\n', 7, "/scenarios/0/expected/k\ufffd", "the key must not contain NUL"),
+]
+
+
+class UnstorableValueTests:
+    @pytest.mark.parametrize(("line", "number", "pointer", "message"), UNSTORABLE)
+    def test_the_dry_run_refuses_it_with_its_line_and_pointer(
+        self, alice: User, admin_api: Client, line: str, number: int, pointer: str, message: str
+    ) -> None:
+        build_install(alice)
+        for dry_run in (True, False):
+            body = {"yaml": SCENARIO + line, "filename": "evals.yaml", "dry_run": dry_run}
+            response = admin_api.post("/api/v1/suites/apply", body, content_type="application/json")
+            error = assert_error(response, 400, "VALIDATION_ERROR")
+            problem = next(p for p in error["details"]["problems"] if p["pointer"] == pointer)
+            assert (problem["line"], message in problem["message"]) == (number, True)
+        assert not Scenario.objects.filter(name="s").exists()
+
+    def test_an_mcptest_threshold_of_nan_is_refused(self, alice: User, admin_api: Client) -> None:
+        text = (
+            "servers:\n  s: {command: [python, -m, evalhub.demo_server]}\n"
+            "evals:\n  - {name: e, server: s, prompt: hi, rubric: be kind, threshold: .nan}\n"
+        )
+        response = _import(admin_api, text, dry_run=True)
+        error = assert_error(response, 400, "VALIDATION_ERROR")
+        assert "/scenarios/0/pass_threshold: NaN is not a JSON number" in error["message"]
+        assert admin_api.get("/api/v1/scenarios").status_code == 200

@@ -48,3 +48,10 @@ class RefusalTests:
             'expected.mean: NaN is not a JSON number; send a finite number, null, or the text "NaN" as a string.'
         )
         assert refusal(Replaced("name", "NUL")) == "name: must not contain NUL (\\u0000) characters."
+
+    def test_lone_surrogates_are_refused_like_nul(self) -> None:
+        assert storable({"a": "x\ud800y"}) == ({"a": "x\ufffdy"}, [Replaced("a", "lone surrogate")])
+        assert storable("\U0001f600") == ("\U0001f600", [])  # a whole astral character is text
+        assert refusal(Replaced("a", "lone surrogate")) == (
+            "a: must not contain a lone surrogate (\\ud800-\\udfff), which is not Unicode text."
+        )
