@@ -65,7 +65,7 @@ def problems_of(data: Any) -> list[tuple[str, str]]:
     """(JSON pointer, message) for everything wrong with a suite's data, in file order."""
     if not isinstance(data, dict):
         return [("", "a suite file is a mapping of sections (servers, providers, scorers, scenarios)")]
-    found = [item for error in _VALIDATOR.iter_errors(data) for item in _schema_problems(error)]
+    found = [item for error in _VALIDATOR.iter_errors(data) for item in schema_problems(error)]
     found += _duplicate_names(data)
     found += _engine_problems(data, "expectations", validate_expectations)
     found += _engine_problems(data, "conversation", validate_conversation)
@@ -87,7 +87,8 @@ def _pointer(path: Iterable[Any]) -> str:
     return "".join(f"/{escape(part)}" for part in path)
 
 
-def _schema_problems(error: ValidationError) -> list[tuple[str, str]]:
+def schema_problems(error: ValidationError) -> list[tuple[str, str]]:
+    """One JSON Schema error as (pointer, message) in words, never repeating a string value the file gave."""
     if _is_expectations(error.absolute_path):
         return []  # the expectations engine says it better (below)
     pointer = _pointer(error.absolute_path)
@@ -117,9 +118,21 @@ def _schema_problems(error: ValidationError) -> list[tuple[str, str]]:
     if keyword in ("minimum", "maximum", "exclusiveMinimum"):
         sign = {"minimum": "≥", "maximum": "≤", "exclusiveMinimum": ">"}[str(keyword)]
         return [(pointer, f"must be {sign} {error.validator_value}")]
+    if keyword == "anyOf":
+        # The branch of the instance's kind says what is wrong inside it; when no branch has its kind, name them.
+        depth = len(error.absolute_path)
+        inner = [e for e in error.context or [] if e.validator != "type" or len(e.absolute_path) > depth]
+        if inner:
+            return [item for sub in inner for item in schema_problems(sub)]
+        kinds = [kind for branch in error.validator_value for kind in _listed(branch.get("type"))]
+        return [(pointer, f"expected {_types(kinds)}, got {_type_of(error.instance)}")]
     if keyword == "uniqueItems":
         return [(pointer, "lists a name twice")]
     return [(pointer, error.message[:200])]
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value] if value else []
 
 
 def _types(value: Any) -> str:
@@ -138,11 +151,17 @@ def _type_of(value: Any) -> str:
     )
 
 
+def _entries(data: dict[str, Any], key: str) -> list[Any]:
+    """A section's entries; a section that is no list has none (the schema says what it should be)."""
+    value = data.get(key)
+    return value if isinstance(value, list) else []
+
+
 def _duplicate_names(data: dict[str, Any]) -> list[tuple[str, str]]:
     found = []
     for key in SECTIONS:
         seen: dict[str, int] = {}
-        for index, entry in enumerate(data.get(key) or []):
+        for index, entry in enumerate(_entries(data, key)):
             name = entry.get("name") if isinstance(entry, dict) else None
             if isinstance(name, str):
                 if name in seen:
@@ -187,7 +206,7 @@ def _level_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
     """An execution-level scenario calls its tool_call: it must have one."""
     return [
         (f"/scenarios/{index}/tool_call", "an execution-level scenario needs tool_call: {tool, arguments}")
-        for index, scenario in enumerate(data.get("scenarios") or [])
+        for index, scenario in enumerate(_entries(data, "scenarios"))
         if isinstance(scenario, dict) and scenario.get("level") == "execution" and not scenario.get("tool_call")
     ]
 
@@ -195,7 +214,7 @@ def _level_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
 def _engine_problems(data: dict[str, Any], key: str, validate: Callable[[Any], list[str]]) -> list[tuple[str, str]]:
     """Problems the product's own validator finds in each scenario's `key` (its messages start with a path)."""
     found = []
-    for index, scenario in enumerate(data.get("scenarios") or []):
+    for index, scenario in enumerate(_entries(data, "scenarios")):
         if not isinstance(scenario, dict) or key not in scenario:
             continue
         for message in validate(scenario[key]):

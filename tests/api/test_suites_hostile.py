@@ -4,10 +4,13 @@ place."""
 
 from __future__ import annotations
 
+import io
 import json
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import call_command
 from django.http import HttpResponse
 from django.test import Client
 
@@ -186,3 +189,55 @@ class UnstorableValueTests:
         error = assert_error(response, 400, "VALIDATION_ERROR")
         assert "/scenarios/0/pass_threshold: NaN is not a JSON number" in error["message"]
         assert admin_api.get("/api/v1/scenarios").status_code == 200
+
+
+class SectionShapeTests:
+    """A section of the wrong kind is a problem with its place, not a 500 (API) or a traceback (`evalhub validate`)."""
+
+    @pytest.mark.parametrize(
+        ("text", "line", "pointer", "message"),
+        [
+            ("servers: 5\n", 1, "/servers", "expected a list, got an integer"),
+            ("version: 1\nproviders: true\n", 2, "/providers", "expected a list, got a boolean"),
+            ("scenarios:\n  a: 1\n", 1, "/scenarios", "expected a list, got a mapping"),
+            ("scorers: [1]\n", 1, "/scorers/0", "expected a mapping, got an integer"),
+        ],
+    )
+    def test_a_suite_section(self, admin_api: Client, text: str, line: int, pointer: str, message: str) -> None:
+        body = {"yaml": text, "filename": "evals.yaml", "dry_run": True}
+        error = assert_error(
+            admin_api.post("/api/v1/suites/apply", body, content_type="application/json"), 400, "VALIDATION_ERROR"
+        )
+        assert error["details"]["problems"] == [
+            {"file": "evals.yaml", "line": line, "pointer": pointer, "message": message}
+        ]
+
+    @pytest.mark.parametrize(
+        ("text", "line", "pointer", "message"),
+        [
+            ("servers: [1]\n", 1, "/servers", "expected a mapping, got a list"),
+            ("providers: true\n", 1, "/providers", "expected a mapping, got a boolean"),
+            ("variables: 5\n", 1, "/variables", "expected a mapping, got an integer"),
+            ("agents: 5\n", 1, "/agents", "expected a list, got an integer"),
+            ("tools: [5]\n", 1, "/tools/0", "expected a mapping, got an integer"),
+            ("agents:\n- {prompt: hi, servers: [1]}\n", 2, "/agents/0/servers/0", "expected a string, got an integer"),
+            ("servers:\n  s:\n    headers: {X: {a: 1}}\n", 3, "/servers/s/headers/X", 'missing required key "env"'),
+            ("evals:\n- {rubric: {criteria: 5}}\n", 2, "/evals/0/rubric/criteria", "expected a list, got an integer"),
+            ("- 1\n", 1, "", "an mcptest suite is a mapping of sections (servers, agents, tools, evals…)"),
+        ],
+    )
+    def test_an_mcptest_section(self, admin_api: Client, text: str, line: int, pointer: str, message: str) -> None:
+        error = assert_error(_import(admin_api, text, dry_run=True), 400, "VALIDATION_ERROR")
+        assert error["details"]["problems"] == [
+            {"file": "third-party.yaml", "line": line, "pointer": pointer, "message": message}
+        ]
+
+    def test_evalhub_validate_prints_the_place(self, db: None, tmp_path: Path) -> None:
+        path = tmp_path / "evals.yaml"
+        path.write_text("servers: 5\nproviders: true\n")
+        out, err = io.StringIO(), io.StringIO()
+        with pytest.raises(SystemExit) as exited:
+            call_command("evalhub", "validate", "-f", str(path), stdout=out, stderr=err)
+        assert exited.value.code == 1
+        assert f"{path}:1 /servers: expected a list, got an integer" in err.getvalue()
+        assert f"{path}:2 /providers: expected a list, got a boolean" in err.getvalue()

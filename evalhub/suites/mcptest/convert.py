@@ -19,6 +19,7 @@ from typing import Any
 from evalhub.server_evals.mapping import execution_prompt
 from evalhub.suites.mcptest.context import Context, Variable, env_name
 from evalhub.suites.mcptest.expect import Note, map_expects
+from evalhub.suites.mcptest.shape import shape_problems
 from evalhub.suites.mcptest.turns import prompt_and_conversation
 from evalhub.suites.schema import FORMAT_VERSION
 from scorers.judge import VERDICT_LABELS
@@ -60,9 +61,8 @@ def convert(data: Any, *, provider: str, model: str) -> Conversion:
     """`provider`/`model`: what scenarios run on when an agent names a bare model, and what tool tests use."""
     suite: dict[str, list[dict[str, Any]]] = {"servers": [], "providers": [], "scorers": [], "scenarios": []}
     context = Context({}, provider, model, [], suite)
-    if not isinstance(data, Mapping):
-        context.unsupported("", "an mcptest suite is a mapping")
-        return Conversion({"version": FORMAT_VERSION, **suite}, context.notes)
+    if problems := shape_problems(data):
+        return Conversion({"version": FORMAT_VERSION, **suite}, [], problems)
     for key in data:
         if key in UNSUPPORTED_SECTIONS:
             context.unsupported(f"/{key}", UNSUPPORTED_SECTIONS[key])
@@ -70,9 +70,9 @@ def convert(data: Any, *, provider: str, model: str) -> Conversion:
             context.unsupported(f"/{key}", "not an mcptest v1 key")
     context.variables = _variables(data.get("variables") or {}, context)
     for name, spec in (data.get("servers") or {}).items():
-        _server(str(name), spec if isinstance(spec, Mapping) else {}, f"/servers/{name}", context)
+        _server(str(name), spec, f"/servers/{name}", context)
     for name, spec in (data.get("providers") or {}).items():
-        _provider(str(name), spec if isinstance(spec, Mapping) else {}, f"/providers/{name}", context)
+        _provider(str(name), spec, f"/providers/{name}", context)
     for index, agent in enumerate(data.get("agents") or []):
         _agent(agent, f"/agents/{index}", context)
     for index, test in enumerate(data.get("tools") or []):
@@ -85,7 +85,6 @@ def convert(data: Any, *, provider: str, model: str) -> Conversion:
 def _variables(specs: Mapping[str, Any], context: Context) -> dict[str, Variable]:
     variables = {}
     for name, spec in specs.items():
-        spec = spec if isinstance(spec, Mapping) else {}
         pointer = f"/variables/{name}"
         if "from_env" in spec:
             env = env_name(spec["from_env"])
@@ -203,8 +202,8 @@ AGENT_UNSUPPORTED = {
 AGENT_FIELDS |= {"token_budget", "max_tool_calls", "time_budget", "tags", "expect", "eval"}
 
 
-def _agent(agent: Any, pointer: str, context: Context) -> None:
-    if not isinstance(agent, Mapping) or not ("prompt" in agent or agent.get("turns")):
+def _agent(agent: Mapping[str, Any], pointer: str, context: Context) -> None:
+    if not ("prompt" in agent or agent.get("turns")):
         context.unsupported(pointer, "an agent needs a prompt or turns")
         return
     models = agent.get("models") or ([agent["model"]] if "model" in agent else [])
@@ -282,15 +281,14 @@ def _rubric_text(rubric: Any, pointer: str, named: Mapping[str, Any], context: C
     return ""
 
 
-def _tool_test(test: Any, pointer: str, context: Context) -> None:
-    if not isinstance(test, Mapping) or not test.get("tool") or not test.get("server"):
+def _tool_test(test: Mapping[str, Any], pointer: str, context: Context) -> None:
+    if not test.get("tool") or not test.get("server"):
         context.unsupported(pointer, "a tool test needs a server and a tool")
         return
     tool, args = str(test["tool"]), _expanded(test.get("args") or {}, f"{pointer}/args", context)
     expectations: list[dict[str, Any]] = [{"kind": "tool_called", "tool": tool, "args": args, "match": "exact"}]
     for index, item in enumerate(test.get("expect") or []):
-        target = str(item.get("target", "")) if isinstance(item, Mapping) else ""
-        matcher = item.get("matcher") if isinstance(item, Mapping) else None
+        target, matcher = str(item.get("target", "")), item.get("matcher")
         where = f"{pointer}/expect/{index}/matcher"
         expanded = {"target": f"tool_results[0].{target}", "matcher": _expanded(matcher, where, context)}
         mapped = map_expects([{"target": "tool_calls[0].name", "matcher": {"exact": tool}}, expanded], "")
@@ -331,8 +329,8 @@ def _expanded(value: Any, pointer: str, context: Context) -> Any:
     return value
 
 
-def _eval(evaluation: Any, named: Mapping[str, Any], pointer: str, context: Context) -> None:
-    if not isinstance(evaluation, Mapping) or not evaluation.get("prompt") or not evaluation.get("server"):
+def _eval(evaluation: Mapping[str, Any], named: Mapping[str, Any], pointer: str, context: Context) -> None:
+    if not evaluation.get("prompt") or not evaluation.get("server"):
         context.unsupported(pointer, "an eval needs a server and a prompt")
         return
     scenario: dict[str, Any] = {

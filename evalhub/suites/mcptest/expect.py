@@ -183,7 +183,7 @@ def _dispatch(target: str, name: str, argument: Any, names: dict[int, str], poin
     if target == "final_response":
         return _final(name, argument, out)
     if target == "conversation.stop_reason":
-        if name != "exact" or argument not in STOP_REASONS:
+        if name != "exact" or not isinstance(argument, str) or argument not in STOP_REASONS:
             return f"only exact with one of {', '.join(STOP_REASONS)}"
         add({"kind": "stop_reason", "equals": STOP_REASONS[argument]})
         return ""
