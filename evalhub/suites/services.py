@@ -215,7 +215,7 @@ def mcptest_convert(*, text: str, filename: str, provider: str, model: str, sche
         raise InvalidSuite([Problem(filename, error.line, "", error.message)]) from None
     conversion = convert(source.data, provider=provider, model=model)
     if conversion.problems:
-        raise InvalidSuite(_located(conversion.problems, source, filename))
+        raise InvalidSuite(sorted(_located(conversion.problems, source, filename), key=lambda problem: problem.line))
     header = f"# yaml-language-server: $schema={schema_url}\n# Imported from mcptest {filename}.\n"
     return header + dump(conversion.suite), conversion
 

@@ -53,7 +53,7 @@ class FromEnvTests:
             response = _import(admin_api, text, dry_run=dry_run)
             error = assert_error(response, 400, "VALIDATION_ERROR")
             pointers = [problem["pointer"] for problem in error["details"]["problems"]]
-            assert pointers == ["/agents/0/prompt", "/servers/s/url"]
+            assert pointers == ["/servers/s/url", "/agents/0/prompt"]  # in file order
             body = response.content.decode()
             assert "from_env" in error["message"] and SECRET not in body and DSN not in body
         assert not McpServer.objects.exists() and not Scenario.objects.exists()
