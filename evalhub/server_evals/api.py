@@ -43,6 +43,10 @@ class SyncOut(Schema):
     removed: list[str]
     unchanged: list[str]
     not_imported: list[str] = Field(description="Valid evals the server ships that no scenario is linked to.")
+    not_applied: list[dict[str, Any]] = Field(
+        description="Changes upstream left out because the linked scenario or its judge is another user's: "
+        'id and reason, e.g. "changed upstream, not applied: owned by alice".'
+    )
     invalid: list[dict[str, Any]]
     summary: str
 

@@ -2,14 +2,17 @@
 
 The list is the one the server's latest inspection read (evalhub.mcp_client.server_evals); `shipped_evals_sync`
 imports the chosen evals and updates every scenario already linked to one: changed evals rewrite what came from
-the eval, removed ones are marked *removed upstream* and kept with their runs. Views, the API and the CLI call it.
+the eval, removed ones are marked *removed upstream* and kept with their runs. A sync changes only what its caller
+may change (evalhub.permissions): another user's linked scenario or judge is left as it is and reported as
+*changed upstream, not applied*, naming its owner, so their next sync applies it. Views, the API and the CLI call it.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -17,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from evalhub.mcp_client.server_evals import InvalidEval
+from evalhub.permissions import can_change
 from evalhub.providers.models import Provider, SiteSettings, offline_provider
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.server_evals import mapping
@@ -72,6 +76,11 @@ class NotInspected(Exception):
     """The server has no successful inspection to import from."""
 
 
+class NotApplied(TypedDict):
+    id: str
+    reason: str  # "changed upstream, not applied: owned by alice"
+
+
 @dataclass
 class SyncReport:
     """What one sync did, by eval id."""
@@ -81,6 +90,8 @@ class SyncReport:
     removed: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     not_imported: list[str] = field(default_factory=list)  # shipped, valid, not chosen (e.g. new upstream)
+    # Changed or removed upstream, but the linked scenario or its judge is not the caller's to change.
+    not_applied: list[NotApplied] = field(default_factory=list)
     invalid: list[InvalidEval] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -95,6 +106,8 @@ class SyncReport:
             )
             if ids
         ]
+        reasons = Counter(item["reason"] for item in self.not_applied)
+        parts += [f"{count} {reason}" for reason, count in reasons.items()]
         if self.invalid:
             parts.append(f"{len(self.invalid)} invalid, not imported")
         return ", ".join(parts) or "Nothing to import"
@@ -106,6 +119,7 @@ class SyncReport:
             "removed": self.removed,
             "unchanged": self.unchanged,
             "not_imported": self.not_imported,
+            "not_applied": self.not_applied,
             "invalid": self.invalid,
         }
 
@@ -150,16 +164,20 @@ def shipped_evals_sync(
     with transaction.atomic():
         linked = {s.shipped_eval_id: s for s in server.scenarios.select_for_update().exclude(shipped_eval_id="")}
         for eval_id, scenario in linked.items():
-            if eval_id not in current:
-                if scenario.shipped_eval_removed_at is None:
-                    scenario.shipped_eval_removed_at = timezone.now()
-                    scenario.save(update_fields=["shipped_eval_removed_at", "updated_at"])
-                    report.removed.append(eval_id)
-            elif scenario.shipped_eval != current[eval_id] or scenario.shipped_eval_removed_at is not None:
-                _apply(scenario, current[eval_id], user=user)
-                report.changed.append(eval_id)
-            else:
+            upstream = current.get(eval_id)
+            if upstream is None and scenario.shipped_eval_removed_at is not None:
+                continue
+            if upstream == scenario.shipped_eval and scenario.shipped_eval_removed_at is None:
                 report.unchanged.append(eval_id)
+            elif owner := _owner_refusing(user, scenario, _judge_of(scenario, eval_id)):
+                report.not_applied.append({"id": eval_id, "reason": f"changed upstream, not applied: owned by {owner}"})
+            elif upstream is None:
+                scenario.shipped_eval_removed_at = timezone.now()
+                scenario.save(update_fields=["shipped_eval_removed_at", "updated_at"])
+                report.removed.append(eval_id)
+            else:
+                _apply(scenario, upstream, user=user)
+                report.changed.append(eval_id)
         chosen_provider = provider or offline_provider()
         chosen_model = model or (chosen_provider.model_names or [""])[0]
         report.not_imported = [eval_id for eval_id in current if eval_id not in wanted and eval_id not in linked]
@@ -172,6 +190,10 @@ def shipped_evals_sync(
                     name=_free_name(f"{server.name}: {eval_['name']}", eval_id),
                     created_by=author,
                 )
+                # A judge left by a deleted import is its creator's: a new import must not rewrite it either.
+                if owner := _owner_refusing(user, _judge_of(scenario, eval_id)):
+                    report.not_applied.append({"id": eval_id, "reason": f"not imported: its judge is owned by {owner}"})
+                    continue
                 _apply(scenario, eval_, user=user)
                 report.added.append(eval_id)
     return report
@@ -184,8 +206,7 @@ def _apply(scenario: Scenario, eval_: dict[str, Any], *, user: AbstractBaseUser 
     scenario.save()
     tags = [Tag.objects.get_or_create(name=name)[0] for name in (*mapping.TAGS, scenario.level)]
     scenario.tags.add(*tags)
-    judge_name = f"{scenario.server.name} · {eval_['id']}"[:200]
-    judge = Scorer.objects.filter(name=judge_name).first()
+    judge = _judge_of(scenario, eval_["id"])
     if eval_["gradingType"] != "llm-as-judge":
         if judge is not None:
             judge.scenarios.remove(scenario)
@@ -193,7 +214,7 @@ def _apply(scenario: Scenario, eval_: dict[str, Any], *, user: AbstractBaseUser 
     if judge is None:
         site = SiteSettings.load()
         judge = Scorer(
-            name=judge_name,
+            name=_judge_name(scenario, eval_["id"]),
             kind=Scorer.Kind.JUDGE,
             judge_provider=site.judge_provider,
             judge_model=site.judge_model,
@@ -203,6 +224,23 @@ def _apply(scenario: Scenario, eval_: dict[str, Any], *, user: AbstractBaseUser 
     judge.labels = VERDICT_LABELS
     scorer_save(scorer=judge, user=user)
     judge.scenarios.add(scenario)
+
+
+def _judge_name(scenario: Scenario, eval_id: str) -> str:
+    return f"{scenario.server.name} · {eval_id}"[:200]
+
+
+def _judge_of(scenario: Scenario, eval_id: str) -> Scorer | None:
+    """The label judge a sync made for the eval's rubric, if there is one."""
+    return Scorer.objects.filter(name=_judge_name(scenario, eval_id)).first()
+
+
+def _owner_refusing(user: AbstractBaseUser | AnonymousUser, *objects: Scenario | Scorer | None) -> str:
+    """Whose is the first of `objects` that `user` may not change ("staff" when it has no recorded creator), or ""."""
+    for obj in objects:
+        if obj is not None and not can_change(user, obj):
+            return obj.created_by.get_username() if obj.created_by is not None else "staff"
+    return ""
 
 
 def _free_name(name: str, eval_id: str) -> str:
