@@ -19,12 +19,13 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.utils import timezone
 
+from evalhub.mcp_client import server_evals
 from evalhub.mcp_client.server_evals import InvalidEval
 from evalhub.permissions import can_change
 from evalhub.providers.models import Provider, SiteSettings, offline_provider
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.server_evals import mapping
-from evalhub.servers.models import McpServer
+from evalhub.servers.models import McpServer, ShippedEval
 from scorers.judge import VERDICT_LABELS
 from scorers.models import Scorer
 from scorers.services import scorer_save
@@ -124,20 +125,47 @@ class SyncReport:
         }
 
 
+# Shipped evals per page of the server page's list.
+PAGE_SIZE = 50
+
+
 def shipped_evals(server: McpServer) -> list[dict[str, Any]]:
-    """The valid evals the server's latest inspection listed."""
-    return list((server.last_inspection or {}).get("evals") or [])
+    """The valid evals the server's latest inspection kept (at most EVALHUB_SHIPPED_EVALS_MAX)."""
+    return [row.data for row in server.shipped_evals.all()]
 
 
-def shipped_rows(server: McpServer) -> list[dict[str, Any]]:
-    """Each shipped eval with the scenario linked to it, then linked scenarios whose eval is gone upstream."""
-    linked = {s.shipped_eval_id: s for s in server.scenarios.exclude(shipped_eval_id="")}
-    rows = [
-        {"eval": item, "level": item["input"]["type"], "scenario": linked.pop(item["id"], None)}
-        for item in shipped_evals(server)
+def shipped_cap(server: McpServer) -> str:
+    """What the latest inspection left out of the server's evals, in words, or ""."""
+    cap = (server.last_inspection or {}).get("evals_cap")
+    return server_evals.cap_message(cap) if cap else ""
+
+
+def _beyond_cap(server: McpServer) -> bool:
+    """Whether the server ships valid evals past those kept: a linked eval not among them may still be shipped."""
+    cap = (server.last_inspection or {}).get("evals_cap")
+    return cap is not None and cap["shipped"] - cap["invalid"] > cap["kept"]
+
+
+def shipped_rows(server: McpServer, evals: Iterable[ShippedEval]) -> list[dict[str, Any]]:
+    """Each of `evals` (a page of the server's) with the scenario linked to it, or None."""
+    items = [row.data for row in evals]
+    linked = {s.shipped_eval_id: s for s in server.scenarios.filter(shipped_eval_id__in=[i["id"] for i in items])}
+    return [{"eval": item, "level": item["input"]["type"], "scenario": linked.get(item["id"])} for item in items]
+
+
+def removed_rows(server: McpServer) -> list[dict[str, Any]]:
+    """Linked scenarios whose eval is not among those kept: removed upstream, or (`beyond_cap`) maybe shipped past
+    the cap, which the latest inspection did not keep."""
+    gone = (
+        server.scenarios.exclude(shipped_eval_id="")
+        .exclude(shipped_eval_id__in=server.shipped_evals.values("eval_id"))
+        .order_by("name")
+    )
+    beyond_cap = _beyond_cap(server)
+    return [
+        {"eval": s.shipped_eval, "level": s.level, "scenario": s, "removed": True, "beyond_cap": beyond_cap}
+        for s in gone
     ]
-    removed = [{"eval": s.shipped_eval, "level": s.level, "scenario": s, "removed": True} for s in linked.values()]
-    return rows + removed
 
 
 def shipped_evals_sync(
@@ -161,11 +189,15 @@ def shipped_evals_sync(
         raise ValueError(f"“{server.name}” does not ship {', '.join(repr(i) for i in unknown)}; inspect it again.")
     report = SyncReport(invalid=list(server.last_inspection.get("invalid_evals") or []))
     author = user if isinstance(user, get_user_model()) else None
+    beyond_cap = _beyond_cap(server)
     with transaction.atomic():
         linked = {s.shipped_eval_id: s for s in server.scenarios.select_for_update().exclude(shipped_eval_id="")}
         for eval_id, scenario in linked.items():
             upstream = current.get(eval_id)
             if upstream is None and scenario.shipped_eval_removed_at is not None:
+                continue
+            if upstream is None and beyond_cap:
+                report.not_applied.append({"id": eval_id, "reason": "not among the evals kept, so not checked"})
                 continue
             if upstream == scenario.shipped_eval and scenario.shipped_eval_removed_at is None:
                 report.unchanged.append(eval_id)
