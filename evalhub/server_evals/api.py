@@ -144,24 +144,26 @@ def sync_shipped_evals(request: HttpRequest, server_id: int, payload: SyncIn) ->
 
 @servers_router.post(
     "/{int:server_id}/side-effects/acknowledge",
-    response=responses({200: ShippedEvalsOut}, 404),
+    response=responses({200: ShippedEvalsOut}, 403, 404),
     auth=auth_for(WRITE),
     summary="Allow execution evals",
 )
 def acknowledge_side_effects(request: HttpRequest, server_id: int) -> dict[str, Any]:
-    """Accept that execution-level evals call this server's tools for real; recorded with who and when."""
+    """Accept that execution-level evals and tool tests call this server's tools for real; recorded with who and
+    when. Only whoever may change the server (its creator, or staff) may: 403 for anyone else."""
     server = get_or_404(McpServer.objects.all(), "Server", server_id)
     services.side_effects_acknowledge(server=server, user=acting_user(request))
     return _shipped_out(server, ShippedEvalsPage(offset=0, limit=None))
 
 
 @tools_router.post(
-    "/test", response=responses({200: ToolTestOut}, 400, 404, 422), auth=auth_for(WRITE), summary="Call a tool"
+    "/test", response=responses({200: ToolTestOut}, 400, 404, 409, 422), auth=auth_for(WRITE), summary="Call a tool"
 )
 def test_tool(request: HttpRequest, payload: ToolTestIn) -> dict[str, Any]:
     """Call one tool of a server directly, now, with `arguments`: its result, duration, isError and the
-    validation of its structuredContent. The tool runs for real. 422 SERVER_UNREACHABLE when the server cannot be
-    reached; a tool that fails answers 200 with `is_error`."""
+    validation of its structuredContent. The tool runs for real: one that looks destructive (destructiveHint, or a
+    name like delete_*, book_*, send_*) answers 409 until the server's owner or staff acknowledged side effects.
+    422 SERVER_UNREACHABLE when the server cannot be reached; a tool that fails answers 200 with `is_error`."""
     server = get_or_404(McpServer.objects.all(), "Server", payload.server_id)
     try:
         return tool_test(server=server, tool=payload.tool, arguments=payload.arguments)

@@ -16,12 +16,13 @@ from typing import Any, TypedDict
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
 from evalhub.mcp_client import server_evals
 from evalhub.mcp_client.server_evals import InvalidEval
-from evalhub.permissions import can_change
+from evalhub.permissions import acknowledge_refusal, acknowledgers, can_change
 from evalhub.providers.models import Provider, SiteSettings, offline_provider
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.server_evals import mapping
@@ -34,14 +35,20 @@ DEFAULT_MAX_TURNS = Scenario._meta.get_field("max_turns").get_default()
 
 
 class SideEffectsUnacknowledged(Exception):
-    """An execution-level scenario would call a real tool on a server nobody has said that is fine for."""
+    """A real tool call (an execution-level scenario, or a tool test of a tool that looks destructive) on a server
+    whose owner has not accepted that; the message says who may."""
 
-    def __init__(self, server: McpServer) -> None:
-        self.server = server
+    def __init__(self, server: McpServer, *, tool: str = "") -> None:
+        self.server, self.tool = server, tool
+        what = f"{tool!r} looks destructive; testing it calls" if tool else "Execution-level evals call"
+        how = (
+            f"POST /api/v1/servers/{server.pk}/side-effects/acknowledge"
+            if tool
+            else "the API takes acknowledge_side_effects: true, the CLI --acknowledge-side-effects"
+        )
         super().__init__(
-            f"Execution-level evals call the tools of “{server.name}” for real (bookings, writes, deletions "
-            "happen). Acknowledge that on the server's page first (the API takes acknowledge_side_effects: true, "
-            "the CLI --acknowledge-side-effects)."
+            f"{what} the tools of “{server.name}” for real (bookings, writes, deletions happen). Acknowledge that on "
+            f"the server's page first ({how}); {acknowledgers(server)} can."
         )
 
 
@@ -52,11 +59,16 @@ def require_side_effects_acknowledged(scenario: Scenario) -> None:
 
 
 def side_effects_acknowledge(*, server: McpServer, user: AbstractBaseUser | AnonymousUser) -> None:
-    """Record who accepted that execution-level evals call this server's tools for real, and when (once)."""
+    """Record who accepted that the server's tools are called for real, and when (once). Raises PermissionDenied
+    naming who may (evalhub.permissions.acknowledge_refusal). No user is the command line on EvalHub's own machine
+    (runs/ci), which may change anything anyway."""
+    author = user if isinstance(user, get_user_model()) else None
+    if author is not None and (refusal := acknowledge_refusal(author, server)):
+        raise PermissionDenied(refusal)
     if server.side_effects_acknowledged_at is not None:
         return
     server.side_effects_acknowledged_at = timezone.now()
-    server.side_effects_acknowledged_by = user if isinstance(user, get_user_model()) else None
+    server.side_effects_acknowledged_by = author
     server.save(update_fields=["side_effects_acknowledged_at", "side_effects_acknowledged_by"])
 
 
