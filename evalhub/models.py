@@ -14,9 +14,19 @@ from django.utils import timezone
 from evalhub.api_keys.models import ApiKey
 from evalhub.providers.models import Provider, SiteSettings
 from evalhub.scenarios.models import Scenario, Tag
-from evalhub.servers.models import McpServer, ToolSnapshot
+from evalhub.servers.models import McpServer, ShippedEval, ToolSnapshot
 
-__all__ = ["ApiKey", "McpServer", "Provider", "Scenario", "SiteSettings", "Tag", "ToolSnapshot", "WorkerHeartbeat"]
+__all__ = [
+    "ApiKey",
+    "McpServer",
+    "Provider",
+    "Scenario",
+    "ShippedEval",
+    "SiteSettings",
+    "Tag",
+    "ToolSnapshot",
+    "WorkerHeartbeat",
+]
 
 
 class WorkerHeartbeat(models.Model):

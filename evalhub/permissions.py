@@ -9,6 +9,8 @@ provider or a scorer, duplicate a scenario or a scorer (the copy is theirs). Cha
 - stdio servers decide which command EvalHub runs on this machine: only staff change or delete them;
 - a run is cancelled or re-scored by whoever started it or whoever may change its scenario (who may delete the
   scenario, and its runs with it, anyway);
+- calling a server's tools for real (execution-level evals, and tool tests of tools that look destructive) is
+  acknowledged once per server by whoever may change the server: its side effects are theirs to accept;
 - providers and the models EvalHub uses are staff's (they hold the install's credentials: see
   evalhub.providers.views.staff_required); API keys are their owner's alone (evalhub.api_keys).
 
@@ -86,3 +88,18 @@ def require_change(user: User, obj: Changeable) -> None:
     refusal = change_refusal(user, obj)
     if refusal:
         raise PermissionDenied(refusal)
+
+
+def acknowledgers(server: McpServer) -> str:
+    """Who may accept that the server's tools are called for real, by name: "alice (who added it) or staff"."""
+    if server.is_stdio or server.created_by is None:
+        return "staff"
+    return f"{server.created_by.get_username()} (who added it) or staff"
+
+
+def acknowledge_refusal(user: User, server: McpServer) -> str:
+    """Why `user` may not accept the side effects of calling `server`'s tools for real, or "" when they may:
+    whoever may change the server (a booking or a deletion it makes is its owner's to risk, not every user's)."""
+    if can_change(user, server):
+        return ""
+    return f"Only {acknowledgers(server)} can allow the tools of “{server}” to be called for real."

@@ -233,6 +233,12 @@ EVALHUB_WEB_WAIT_SECONDS = env_int("EVALHUB_WEB_WAIT_SECONDS", 3)
 # connection while it is open; run the WSGI server with at least this many threads, see README).
 EVALHUB_EVENTS_KEPT = env_int("EVALHUB_EVENTS_KEPT", 10_000)
 EVALHUB_EVENT_STREAMS = env_int("EVALHUB_EVENT_STREAMS", 16)
+# Evals a server ships (evals/list): how many an inspection keeps per server, and how large each may be (bytes of
+# compact JSON); the rest is reported, not stored (evalhub.mcp_client.server_evals.capped).
+EVALHUB_SHIPPED_EVALS_MAX = env_int("EVALHUB_SHIPPED_EVALS_MAX", 500)
+EVALHUB_SHIPPED_EVAL_MAX_BYTES = env_int("EVALHUB_SHIPPED_EVAL_MAX_BYTES", 65_536)
+if min(EVALHUB_SHIPPED_EVALS_MAX, EVALHUB_SHIPPED_EVAL_MAX_BYTES) < 1:
+    raise ImproperlyConfigured("EVALHUB_SHIPPED_EVALS_MAX and EVALHUB_SHIPPED_EVAL_MAX_BYTES must be at least 1")
 # Key for secrets stored in the database; derived from SECRET_KEY when unset (then rotating SECRET_KEY means
 # re-entering stored tokens and API keys).
 EVALHUB_SECRETS_KEY = env_str("EVALHUB_SECRETS_KEY")

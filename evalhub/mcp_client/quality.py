@@ -77,10 +77,11 @@ class QualityReport:
 
 
 def quality_report(
-    tools: Sequence[Mapping[str, Any]], invalid_tools: Sequence[Mapping[str, Any]] = ()
+    tools: Sequence[Mapping[str, Any]], invalid_tools: Sequence[Mapping[str, Any]] = (), *, evals_capped: str = ""
 ) -> QualityReport:
     """Findings on `tools`, plus one error per tool the server listed that is not valid MCP (`invalid_tools`,
-    as `Inspection.invalid_tools` records them): those are left out and never offered to a model."""
+    as `Inspection.invalid_tools` records them): those are left out and never offered to a model. `evals_capped`
+    says what an inspection left out of the server's shipped evals (server_evals.cap_message), a warning too."""
     metadata_chars = len(json.dumps(list(tools), ensure_ascii=False, separators=(",", ":")))
     report = QualityReport(
         tool_count=len(tools),
@@ -114,6 +115,8 @@ def quality_report(
                 "consider fewer or shorter tools.",
             )
         )
+    if evals_capped:
+        findings.append(Finding("warning", "shipped_evals_capped", evals_capped, "evals/list"))
     order = {"error": 0, "warning": 1, "info": 2}
     findings.sort(key=lambda f: (order[f.severity], f.tool or "", f.code))
     return report

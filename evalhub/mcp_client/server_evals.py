@@ -7,6 +7,7 @@ sent it) so what EvalHub stores and shows is exactly what the server declared.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -32,6 +33,17 @@ class InvalidEval(TypedDict):
 class Listing(TypedDict):
     evals: list[dict[str, Any]]
     invalid: list[InvalidEval]
+
+
+class Cap(TypedDict):
+    """What `capped` left out of a listing: kept with the inspection, shown on the page and in the quality report."""
+
+    shipped: int  # every eval the server listed, valid or not
+    kept: int
+    max_evals: int
+    oversized: int  # valid, but larger than max_bytes: listed as invalid instead
+    max_bytes: int
+    invalid: int  # invalid ones, oversized included (at most max_evals are kept with their reasons)
 
 
 @dataclass(frozen=True)
@@ -78,6 +90,62 @@ def listing(pages: list[list[Any]]) -> Listing:
         seen[eval_id] = position
         evals.append(item)
     return {"evals": evals, "invalid": invalid}
+
+
+def capped(found: Listing, *, max_evals: int, max_bytes: int) -> tuple[Listing, Cap | None]:
+    """At most `max_evals` valid evals, each at most `max_bytes` as compact UTF-8 JSON, and at most `max_evals`
+    invalid ones. An eval too large is invalid, with its size as the reason; the rest past the count are dropped.
+    The Cap is None when nothing was left out. A server's evals are stored and shown whole, so one shipping
+    100,000 of them, or a 10 MB description, must not become a 30 MB row and a 60 MB page."""
+    invalid_positions = {bad["position"] for bad in found["invalid"]}
+    valid_positions = (
+        n for n in range(1, len(found["evals"]) + len(found["invalid"]) + 1) if n not in invalid_positions
+    )
+    kept: list[dict[str, Any]] = []
+    # An invalid eval's id and reason quote what the server sent: bounded too.
+    invalid: list[InvalidEval] = [
+        {**bad, "id": _clip(bad["id"]), "reason": _clip(bad["reason"], 1000) or ""} for bad in found["invalid"]
+    ]
+    dropped = oversized = 0
+    for position, item in zip(valid_positions, found["evals"], strict=False):
+        size = len(json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode())
+        if size > max_bytes:
+            oversized += 1
+            reason = f"it is {size:,} bytes as JSON, over the limit of {max_bytes:,} bytes per eval"
+            invalid.append({"id": _clip(item["id"]), "position": position, "reason": reason})
+        elif len(kept) < max_evals:
+            kept.append(item)
+        else:
+            dropped += 1
+    invalid.sort(key=lambda bad: bad["position"])
+    if not (dropped or oversized or len(invalid) > max_evals):
+        return {"evals": kept, "invalid": invalid}, None
+    cap: Cap = {
+        "shipped": len(found["evals"]) + len(found["invalid"]),
+        "kept": len(kept),
+        "max_evals": max_evals,
+        "oversized": oversized,
+        "max_bytes": max_bytes,
+        "invalid": len(invalid),
+    }
+    return {"evals": kept, "invalid": invalid[:max_evals]}, cap
+
+
+def _clip(text: str | None, limit: int = 200) -> str | None:
+    return text if text is None or len(text) <= limit else text[: limit - 1] + "…"
+
+
+def cap_message(cap: Cap) -> str:
+    """What `capped` left out, in words: "The server ships 100,000 evals; the first 500 kept (at most 500 …)."."""
+    text = f"The server ships {cap['shipped']:,} evals"
+    if cap["shipped"] - cap["invalid"] > cap["kept"]:
+        text += f"; the first {cap['kept']:,} kept (at most {cap['max_evals']:,} per server)"
+    parts = [text + "."]
+    if cap["oversized"]:
+        parts.append(f"{cap['oversized']:,} larger than {cap['max_bytes']:,} bytes each left out (listed as invalid).")
+    if cap["invalid"] > cap["max_evals"]:
+        parts.append(f"Only the first {cap['max_evals']:,} of its {cap['invalid']:,} invalid evals are listed.")
+    return " ".join(parts)
 
 
 def problem(item: Any) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest
-from ninja import Field, Router, Schema
+from ninja import Field, Query, Router, Schema
 
 from evalhub.api.common import WRITE, ApiError, ErrorCode, acting_user, get_or_404, invalid, responses
 from evalhub.api_keys.auth import auth_for
@@ -22,8 +22,15 @@ tools_router = Router()
 class ShippedEvalsOut(Schema):
     capability: dict[str, Any] | None = Field(description="The server's `evals` capability, e.g. {listChanged}.")
     evals: list[dict[str, Any]] = Field(description="Each eval as the server sent it, plus `scenario_id` (or null).")
-    removed_upstream: list[dict[str, Any]] = Field(description="Scenarios whose eval the server no longer ships.")
-    invalid: list[dict[str, Any]] = Field(description="Evals that break the proposal: id, position, reason.")
+    removed_upstream: list[dict[str, Any]] = Field(
+        description="Scenarios whose eval is not among those kept: removed upstream, or with `beyond_cap` maybe "
+        "shipped past EVALHUB_SHIPPED_EVALS_MAX."
+    )
+    invalid: list[dict[str, Any]] = Field(
+        description="Evals that break the proposal or exceed EVALHUB_SHIPPED_EVAL_MAX_BYTES: id, position, reason."
+    )
+    total: int = Field(description="How many evals are kept (at most EVALHUB_SHIPPED_EVALS_MAX); `evals` is a page.")
+    capped: str | None = Field(description='What the inspection left out, e.g. "The server ships 100,000 evals; …".')
     error: str | None = Field(description="Why listing failed, when it did (the rest of the inspection stands).")
     changed_at: str | None = Field(description="When a connection saw notifications/evals/list_changed.")
     side_effects_acknowledged_at: str | None
@@ -43,6 +50,10 @@ class SyncOut(Schema):
     removed: list[str]
     unchanged: list[str]
     not_imported: list[str] = Field(description="Valid evals the server ships that no scenario is linked to.")
+    not_applied: list[dict[str, Any]] = Field(
+        description="Changes upstream left out because the linked scenario or its judge is another user's: "
+        'id and reason, e.g. "changed upstream, not applied: owned by alice".'
+    )
     invalid: list[dict[str, Any]]
     summary: str
 
@@ -62,24 +73,39 @@ class ToolTestOut(Schema):
     schema_validation: dict[str, Any] | None = Field(description="structuredContent against the outputSchema.")
 
 
+class ShippedEvalsPage(Schema):
+    offset: int = Field(0, ge=0, le=1_000_000_000, description="Evals to skip.")
+    limit: int | None = Field(None, ge=1, le=1_000_000, description="Evals to return (default: every one kept).")
+
+
 @servers_router.get("/{int:server_id}/evals", response=responses({200: ShippedEvalsOut}, 404), summary="Shipped evals")
-def list_shipped_evals(request: HttpRequest, server_id: int) -> dict[str, Any]:
-    """The evals the server shipped at its latest inspection (evals/list), each with the scenario linked to it."""
+def list_shipped_evals(request: HttpRequest, server_id: int, page: Query[ShippedEvalsPage]) -> dict[str, Any]:
+    """The evals the server shipped at its latest inspection (evals/list), each with the scenario linked to it;
+    at most EVALHUB_SHIPPED_EVALS_MAX are kept (`capped` says what was left out), paged by `offset` and `limit`."""
     server = get_or_404(McpServer.objects.all(), "Server", server_id)
+    return _shipped_out(server, page)
+
+
+def _shipped_out(server: McpServer, page: ShippedEvalsPage) -> dict[str, Any]:
     inspection = server.last_inspection or {}
-    rows = services.shipped_rows(server)
+    kept = server.shipped_evals.all()
+    end = None if page.limit is None else page.offset + page.limit
     return {
         "capability": (inspection.get("capabilities") or {}).get("evals"),
         "evals": [
             {**row["eval"], "scenario_id": row["scenario"].pk if row["scenario"] else None}
-            for row in rows
-            if not row.get("removed")
+            for row in services.shipped_rows(server, kept[page.offset : end])
         ],
         "removed_upstream": [
-            {"eval_id": row["scenario"].shipped_eval_id, "scenario_id": row["scenario"].pk}
-            for row in rows
-            if row.get("removed")
+            {
+                "eval_id": row["scenario"].shipped_eval_id,
+                "scenario_id": row["scenario"].pk,
+                "beyond_cap": row["beyond_cap"],
+            }
+            for row in services.removed_rows(server)
         ],
+        "total": kept.count(),
+        "capped": services.shipped_cap(server) or None,
         "invalid": inspection.get("invalid_evals") or [],
         "error": inspection.get("evals_error"),
         "changed_at": server.evals_changed_at.isoformat() if server.evals_changed_at else None,
@@ -118,24 +144,26 @@ def sync_shipped_evals(request: HttpRequest, server_id: int, payload: SyncIn) ->
 
 @servers_router.post(
     "/{int:server_id}/side-effects/acknowledge",
-    response=responses({200: ShippedEvalsOut}, 404),
+    response=responses({200: ShippedEvalsOut}, 403, 404),
     auth=auth_for(WRITE),
     summary="Allow execution evals",
 )
 def acknowledge_side_effects(request: HttpRequest, server_id: int) -> dict[str, Any]:
-    """Accept that execution-level evals call this server's tools for real; recorded with who and when."""
+    """Accept that execution-level evals and tool tests call this server's tools for real; recorded with who and
+    when. Only whoever may change the server (its creator, or staff) may: 403 for anyone else."""
     server = get_or_404(McpServer.objects.all(), "Server", server_id)
     services.side_effects_acknowledge(server=server, user=acting_user(request))
-    return list_shipped_evals(request, server_id)
+    return _shipped_out(server, ShippedEvalsPage(offset=0, limit=None))
 
 
 @tools_router.post(
-    "/test", response=responses({200: ToolTestOut}, 400, 404, 422), auth=auth_for(WRITE), summary="Call a tool"
+    "/test", response=responses({200: ToolTestOut}, 400, 404, 409, 422), auth=auth_for(WRITE), summary="Call a tool"
 )
 def test_tool(request: HttpRequest, payload: ToolTestIn) -> dict[str, Any]:
     """Call one tool of a server directly, now, with `arguments`: its result, duration, isError and the
-    validation of its structuredContent. The tool runs for real. 422 SERVER_UNREACHABLE when the server cannot be
-    reached; a tool that fails answers 200 with `is_error`."""
+    validation of its structuredContent. The tool runs for real: one that looks destructive (destructiveHint, or a
+    name like delete_*, book_*, send_*) answers 409 until the server's owner or staff acknowledged side effects.
+    422 SERVER_UNREACHABLE when the server cannot be reached; a tool that fails answers 200 with `is_error`."""
     server = get_or_404(McpServer.objects.all(), "Server", payload.server_id)
     try:
         return tool_test(server=server, tool=payload.tool, arguments=payload.arguments)

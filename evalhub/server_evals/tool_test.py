@@ -13,7 +13,9 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from evalhub.mcp_client.sync import connect_sync
 from evalhub.providers.models import offline_provider
 from evalhub.scenarios.models import Scenario, Tag
+from evalhub.server_evals.destructive import looks_destructive
 from evalhub.server_evals.mapping import content_equals, execution_prompt
+from evalhub.server_evals.services import SideEffectsUnacknowledged
 from evalhub.servers.models import McpServer
 from runs.tool_results import check_output_schema
 
@@ -27,13 +29,16 @@ class UnknownTool(ValueError):
 
 def tool_test(*, server: McpServer, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """Connect, call `tool` once with `arguments`, disconnect. Raises McpConnectionError, SecretUnavailable (from
-    the server's config) or UnknownTool; a tool that fails is a result with is_error, not an exception."""
+    the server's config), UnknownTool, or SideEffectsUnacknowledged for a tool that looks destructive on a server
+    whose owner has not acknowledged side effects; a tool that fails is a result with is_error, not an exception."""
     config = server.to_config()
     with connect_sync(config) as conn:
         definitions = {definition["name"]: dict(definition) for definition in conn.list_tools()}
         if tool not in definitions:
             offered = ", ".join(sorted(definitions)) or "none"
             raise UnknownTool(f"“{server.name}” has no tool {tool!r}; its tools: {offered}.")
+        if looks_destructive(definitions[tool]) and server.side_effects_acknowledged_at is None:
+            raise SideEffectsUnacknowledged(server, tool=tool)
         started = time.perf_counter()
         result = dict(conn.call_tool(tool, arguments))
         duration_ms = round((time.perf_counter() - started) * 1000)

@@ -76,7 +76,7 @@ def _sync(request: HttpRequest, server: McpServer, ids: list[str] | None, **targ
 @require_POST
 def server_side_effects_acknowledge(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(McpServer, pk=server_id)
-    services.side_effects_acknowledge(server=server, user=request.user)
+    services.side_effects_acknowledge(server=server, user=request.user)  # 403 unless the server's owner or staff
     messages.success(request, f"Execution-level evals may now call the tools of “{server.name}” for real.")
     back = request.POST.get("next", "")
     if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
@@ -99,7 +99,7 @@ def server_tool_test(request: HtmxHttpRequest, server_id: int) -> HttpResponse:
         return render(request, "evalhub/_tool_test_result.html", context)
     try:
         tested = tool_test(server=server, tool=tool, arguments=arguments)
-    except (McpConnectionError, SecretUnavailable, UnknownTool) as exc:
+    except (McpConnectionError, SecretUnavailable, UnknownTool, services.SideEffectsUnacknowledged) as exc:
         context["problem"] = getattr(exc, "message", str(exc))
         return render(request, "evalhub/_tool_test_result.html", context)
     context |= {

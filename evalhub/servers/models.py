@@ -138,6 +138,14 @@ class McpServer(models.Model):
             egress=outbound.egress_policy(owner_is_staff=self.is_stdio or self.owner_is_staff),
         )
 
+    def record_evals(self, evals: list[dict[str, Any]]) -> None:
+        """Replace the shipped evals with those an inspection kept (already capped)."""
+        self.shipped_evals.all().delete()
+        ShippedEval.objects.bulk_create(
+            ShippedEval(server=self, position=position, eval_id=item["id"], data=item)
+            for position, item in enumerate(evals)
+        )
+
     # Tool snapshots ----------------------------------------------------------------------------------------
 
     def latest_snapshot(self) -> ToolSnapshot | None:
@@ -153,6 +161,24 @@ class McpServer(models.Model):
             latest.save(update_fields=["last_seen_at"])
             return latest
         return ToolSnapshot.objects.create(server=self, tools_hash=digest, tools=tools, last_seen_at=now)
+
+
+class ShippedEval(models.Model):
+    """One eval the server's latest inspection listed (evals/list), as the server sent it. Each inspection replaces
+    the server's rows; at most EVALHUB_SHIPPED_EVALS_MAX of them, each at most EVALHUB_SHIPPED_EVAL_MAX_BYTES (what
+    was left out is `last_inspection["evals_cap"]`). Their own rows, so a page reads one page of them, not all."""
+
+    server = models.ForeignKey(McpServer, on_delete=models.CASCADE, related_name="shipped_evals")
+    position = models.PositiveIntegerField()  # 0-based, in the order the server listed them
+    eval_id = models.TextField()
+    data = models.JSONField()
+
+    class Meta:
+        ordering = ["server", "position"]
+        constraints = [models.UniqueConstraint(fields=["server", "position"], name="one_shipped_eval_per_position")]
+
+    def __str__(self) -> str:
+        return f"{self.server.name} · {self.eval_id}"
 
 
 class ToolSnapshot(models.Model):

@@ -4,13 +4,16 @@ and deletion."""
 from __future__ import annotations
 
 from contextlib import suppress
+from dataclasses import replace
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from evalhub import background
+from evalhub.mcp_client import server_evals
 from evalhub.mcp_client.errors import McpConnectionError
 from evalhub.mcp_client.inspection import Inspection, inspect_server
 from evalhub.scenarios.models import Scenario
@@ -86,16 +89,24 @@ def _record(server: McpServer, outcome: background.Outcome[Inspection], started:
         }
         server.save(update_fields=["last_error", *busy])
         raise
-    server.record_tools([dict(tool) for tool in inspection.tools])
-    details = inspection.to_dict()
-    del details["tools"]  # kept in the ToolSnapshot
-    server.last_inspection = details
+    found, cap = server_evals.capped(
+        {"evals": inspection.evals, "invalid": inspection.invalid_evals},
+        max_evals=settings.EVALHUB_SHIPPED_EVALS_MAX,
+        max_bytes=settings.EVALHUB_SHIPPED_EVAL_MAX_BYTES,
+    )
+    # Tools are kept in a ToolSnapshot and evals in ShippedEval rows, not in the server's row.
+    details = replace(inspection, tools=[], evals=[], invalid_evals=[]).to_dict()
+    del details["tools"], details["evals"]
+    server.last_inspection = {**details, "invalid_evals": found["invalid"], "evals_cap": cap}
     server.last_inspected_at = started
     server.last_error = None
     # A list_changed seen before this inspection started is answered by the list it just read.
     if server.evals_changed_at is not None and server.evals_changed_at <= started:
         server.evals_changed_at = None
-    server.save(update_fields=["last_inspection", "last_inspected_at", "last_error", "evals_changed_at", *busy])
+    with transaction.atomic():
+        server.record_tools([dict(tool) for tool in inspection.tools])
+        server.record_evals(found["evals"])
+        server.save(update_fields=["last_inspection", "last_inspected_at", "last_error", "evals_changed_at", *busy])
     return inspection
 
 

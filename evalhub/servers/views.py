@@ -14,6 +14,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.db.models import Count, OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -30,7 +31,7 @@ from evalhub.model_client.offline.schema_fill import example_for
 from evalhub.outbound import dropped_secrets_message
 from evalhub.permissions import STDIO_STAFF_ONLY, can_change, is_staff, require_change
 from evalhub.providers.model_choices import model_choices
-from evalhub.server_evals.services import shipped_rows
+from evalhub.server_evals import services as server_evals
 from evalhub.servers import services
 from evalhub.servers.forms import ServerForm
 from evalhub.servers.models import McpServer, ToolSnapshot
@@ -173,11 +174,17 @@ def server_delete(request: HttpRequest, server_id: int) -> HttpResponse:
     return render(request, "evalhub/server_confirm_delete.html", context)
 
 
-def _inspection_context(server: McpServer) -> dict[str, Any]:
+def _inspection_context(server: McpServer, evals_page: str | None = None) -> dict[str, Any]:
     snapshot = server.latest_snapshot()
     diff, recent = _tools_changed(server, snapshot)
     invalid_tools = (server.last_inspection or {}).get("invalid_tools", [])
-    report = quality_report(snapshot.tools, invalid_tools) if snapshot else None
+    evals_capped = server_evals.shipped_cap(server)
+    report = quality_report(snapshot.tools, invalid_tools, evals_capped=evals_capped) if snapshot else None
+    # The shipped evals a page at a time; removed-upstream ones on the first page, where they are seen.
+    page = Paginator(server.shipped_evals.all(), server_evals.PAGE_SIZE).get_page(evals_page)
+    shipped = server_evals.shipped_rows(server, page.object_list)
+    if page.number == 1:
+        shipped += server_evals.removed_rows(server)
     return {
         "server": server,
         "state": server.inspection_state(),
@@ -189,7 +196,9 @@ def _inspection_context(server: McpServer) -> dict[str, Any]:
         "changes": diff,
         "changes_are_new": recent,
         "quality": report,
-        "shipped": shipped_rows(server),
+        "shipped": shipped,
+        "shipped_page": page,
+        "evals_capped": evals_capped,
         "model_choices": model_choices(),
         "snapshots": server.snapshots.only("pk", "server_id", "tools_hash", "created_at", "last_seen_at")[:10],
         "edited_since": bool(
@@ -207,7 +216,7 @@ def server_detail(request: HtmxHttpRequest, server_id: int) -> HttpResponse:
         secret_names, secrets_lost = [], True
     context = {
         "section": "servers",
-        **_inspection_context(server),
+        **_inspection_context(server, request.GET.get("evals_page")),
         "can_edit": can_edit(request.user, server),
         "secret_names": secret_names,
         "secrets_lost": secrets_lost,

@@ -13,6 +13,7 @@ from django.utils.timesince import timesince
 
 from evalhub import permissions
 from evalhub.permissions import Changeable, User
+from evalhub.servers.models import McpServer
 
 register = template.Library()
 
@@ -74,6 +75,12 @@ def ago(value: datetime | None) -> str:
 def words(value: str) -> str:
     """An identifier as words: `missing_call` → `missing call`."""
     return str(value).replace("_", " ")
+
+
+@register.filter
+def acknowledge_refusal(user: User, server: McpServer) -> str:
+    """`{% with refusal=user|acknowledge_refusal:server %}`: why this user may not acknowledge side effects, or ""."""
+    return permissions.acknowledge_refusal(user, server)
 
 
 @register.filter

@@ -31,31 +31,42 @@ def demo_evals(alice: User) -> int:
 
 @pytest.mark.django_db(transaction=True)
 class SideEffectsApiTests:
-    def test_execution_runs_need_the_acknowledgment_which_is_then_recorded(
-        self, writer_api: Client, bob: User, demo_evals: int
+    def test_execution_runs_need_the_acknowledgment_of_staff_which_is_then_recorded(
+        self, writer_api: Client, admin_api: Client, alice: User, demo_evals: int
     ) -> None:
         started = writer_api.post("/api/v1/runs", {"tag": "execution"}, content_type="application/json")
 
         error = assert_error(started, 409, "CONFLICT")
         assert "Acknowledge that on the server's page first" in error["message"]
+        assert error["message"].endswith("; staff can.")  # the demo server is a stdio server: staff's
         assert error["details"]["server_id"] == demo_evals
         assert not Run.objects.exists()
 
-        started = writer_api.post(
+        # bob is not staff: his acknowledgment is refused, saying who may give it.
+        not_his = writer_api.post(
+            "/api/v1/runs", {"tag": "execution", "acknowledge_side_effects": True}, content_type="application/json"
+        )
+        assert assert_error(not_his, 403, "INSUFFICIENT_PERMISSIONS")["message"] == (
+            "Only staff can allow the tools of “Demo travel server” to be called for real."
+        )
+        assert not Run.objects.exists()
+
+        started = admin_api.post(
             "/api/v1/runs", {"tag": "execution", "acknowledge_side_effects": True}, content_type="application/json"
         )
 
         assert started.status_code == 201, started.content
         assert started.json()["queued"] == len(EXECUTION_IDS)
         server = Run.objects.first().server  # type: ignore[union-attr]
-        assert server is not None and server.side_effects_acknowledged_by == bob
+        assert server is not None and server.side_effects_acknowledged_by == alice
 
 
 @pytest.mark.django_db(transaction=True)
 class EvalResultReportTests:
     def test_the_runs_report_gives_one_eval_result_per_shipped_eval_run(
-        self, writer_api: Client, demo_evals: int
+        self, writer_api: Client, admin_api: Client, demo_evals: int
     ) -> None:
+        admin_api.post(f"/api/v1/servers/{demo_evals}/side-effects/acknowledge")
         started = writer_api.post(
             "/api/v1/runs", {"tag": "server-evals", "acknowledge_side_effects": True}, content_type="application/json"
         )
@@ -146,8 +157,18 @@ class ToolTestApiTests:
         assert body["is_error"] is False and body["schema_validation"]["valid"] is True
         assert isinstance(body["duration_ms"], int)
 
-    def test_a_failing_tool_is_a_result_and_an_unknown_one_a_400_listing_the_tools(self, writer_api: Client) -> None:
+    def test_a_failing_tool_is_a_result_and_an_unknown_one_a_400_listing_the_tools(
+        self, writer_api: Client, admin_api: Client
+    ) -> None:
         server = make_demo_server()
+        cancel = {"server_id": server.pk, "tool": "cancel_booking", "arguments": {"booking_reference": "ABC123"}}
+        unacknowledged = writer_api.post("/api/v1/tools/test", cancel, content_type="application/json")
+        assert "'cancel_booking' looks destructive" in assert_error(unacknowledged, 409, "CONFLICT")["message"]
+        assert unacknowledged.json()["error"]["details"]["acknowledge_with"] == (
+            f"POST /api/v1/servers/{server.pk}/side-effects/acknowledge"
+        )
+        assert writer_api.post(f"/api/v1/servers/{server.pk}/side-effects/acknowledge").status_code == 403
+        admin_api.post(f"/api/v1/servers/{server.pk}/side-effects/acknowledge")
 
         failing = writer_api.post(
             "/api/v1/tools/test",

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from evalhub.demo_server.evals import EVALS
-from evalhub.mcp_client.server_evals import RawPage, listing, problem
+from evalhub.mcp_client.server_evals import RawPage, cap_message, capped, listing, problem
 
 ASK = [{"role": "user", "content": {"type": "text", "text": "Add 2 and 3."}}]
 INVOCATION = {
@@ -116,3 +116,37 @@ class ListingTests:
     def test_a_page_of_the_wrong_shape_is_refused(self, page: dict[str, Any], reason: str) -> None:
         with pytest.raises(ValueError, match=reason):
             RawPage.of(page)
+
+
+class CappedTests:
+    """Issue 23, finding 7: what a server ships is bounded before it is stored or shown."""
+
+    def test_nothing_left_out_is_no_cap(self) -> None:
+        found = listing([[INVOCATION, EXECUTION]])
+
+        assert capped(found, max_evals=2, max_bytes=10_000) == (found, None)
+
+    def test_past_the_count_are_dropped_and_an_oversized_one_is_invalid_at_its_position(self) -> None:
+        big = changed(EXECUTION, id="big", description="x" * 2_000)
+        found = listing([[INVOCATION, "not an eval", big], [EXECUTION, SCENARIO]])
+
+        kept, cap = capped(found, max_evals=1, max_bytes=1_000)
+
+        assert [item["id"] for item in kept["evals"]] == ["a"]
+        assert kept["invalid"] == [
+            {"id": None, "position": 2, "reason": "it is not an object"}
+        ]  # the oversized one (position 3) is past the count of invalid ones kept
+        assert cap == {"shipped": 5, "kept": 1, "max_evals": 1, "oversized": 1, "max_bytes": 1_000, "invalid": 2}
+        assert cap_message(cap) == (
+            "The server ships 5 evals; the first 1 kept (at most 1 per server). 1 larger than 1,000 bytes each left "
+            "out (listed as invalid). Only the first 1 of its 2 invalid evals are listed."
+        )
+
+    def test_an_invalid_evals_id_and_reason_are_clipped(self) -> None:
+        huge_id = "i" * 100_000
+        found = listing([[{"id": huge_id, "name": "N", "gradingType": "g" * 100_000}]])
+
+        kept, cap = capped(found, max_evals=5, max_bytes=1_000)
+
+        (bad,) = kept["invalid"]
+        assert len(bad["id"] or "") == 200 and len(bad["reason"]) == 1_000 and cap is None

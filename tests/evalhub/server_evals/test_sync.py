@@ -156,3 +156,44 @@ class ResyncTests:
 
         assert report.changed == ["add-judge"]
         assert linked(server)["add-judge"].shipped_eval_removed_at is None
+
+
+@pytest.mark.django_db
+class ResyncOwnershipTests:
+    """Finding 10 of issue 23: bob's re-sync rewrote alice's linked scenarios and judge."""
+
+    def test_another_users_resync_leaves_her_scenarios_and_judge_and_says_whose_they_are(
+        self, alice: User, bob: User
+    ) -> None:
+        server = fixture_server()
+        shipped_evals_sync(server=server, user=alice)
+        scenarios = linked(server)
+        mine = scenarios["add-invocation"]
+        mine.prompt = "Her own edited prompt"
+        mine.save()
+        (judge,) = scenarios["sum-scenario"].scorers.all()
+
+        reinspect(server, "--second", "--new-rubric")
+        report = shipped_evals_sync(server=server, user=bob, import_ids=[])
+
+        reason = "changed upstream, not applied: owned by alice"
+        assert sorted((item["id"], item["reason"]) for item in report.not_applied) == [
+            ("add-invocation", reason),
+            ("add-judge", reason),
+            ("sum-scenario", reason),
+        ]
+        assert report.changed == report.removed == []
+        assert report.summary() == (f"2 unchanged, 1 not imported (tick them to import), 3 {reason}")
+        mine.refresh_from_db()
+        assert mine.prompt == "Her own edited prompt"
+        assert linked(server)["add-judge"].shipped_eval_removed_at is None
+        judge.refresh_from_db()
+        assert "PASS if the final answer is 6." in judge.system_prompt
+        assert list(judge.versions.values_list("version", "created_by__username")) == [(1, "alice")]
+
+        # Hers to change: her own sync applies what bob's left out.
+        report = shipped_evals_sync(server=server, user=alice, import_ids=[])
+
+        assert sorted(report.changed) == ["add-invocation", "sum-scenario"] and report.removed == ["add-judge"]
+        judge.refresh_from_db()
+        assert "given as a number" in judge.system_prompt and judge.version == 2
