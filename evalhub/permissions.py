@@ -9,6 +9,8 @@ provider or a scorer, duplicate a scenario or a scorer (the copy is theirs). Cha
 - stdio servers decide which command EvalHub runs on this machine: only staff change or delete them;
 - a run is cancelled or re-scored by whoever started it or whoever may change its scenario (who may delete the
   scenario, and its runs with it, anyway);
+- an experiment is cancelled by whoever started it (one started on the command line has no recorded creator:
+  staff's);
 - providers and the models EvalHub uses are staff's (they hold the install's credentials: see
   evalhub.providers.views.staff_required); API keys are their owner's alone (evalhub.api_keys).
 
@@ -24,11 +26,12 @@ from django.core.exceptions import PermissionDenied
 
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
+from runs.experiments.models import Experiment
 from runs.models import Run
 from scorers.models import Scorer
 
 User = AbstractBaseUser | AnonymousUser
-Changeable = McpServer | Scenario | Scorer | Run
+Changeable = McpServer | Scenario | Scorer | Run | Experiment
 
 STDIO_STAFF_ONLY = "Only staff users can add or change stdio servers: saving one decides which command EvalHub runs."
 # What a refused user can do instead, by kind.
@@ -64,10 +67,20 @@ def _run_changers(run: Run) -> str:
     return ", ".join(who) + " or staff" if who else "staff"
 
 
+def _experiment_starter(experiment: Experiment) -> str:
+    if experiment.created_by is None:
+        return "staff (it has no recorded creator)"
+    return f"{experiment.created_by.get_username()} (who started it) or staff"
+
+
 def change_refusal(user: User, obj: Changeable) -> str:
     """Why `user` may not change `obj` (edit, delete, cancel, re-score), or "" when they may."""
     if is_staff(user):
         return ""
+    if isinstance(obj, Experiment):
+        if obj.created_by_id is not None and obj.created_by_id == user.pk:
+            return ""
+        return f"Only {_experiment_starter(obj)} can cancel experiment #{obj.pk}."
     if isinstance(obj, Run):
         if (obj.started_by_id is not None and obj.started_by_id == user.pk) or can_change(user, obj.scenario):
             return ""

@@ -24,6 +24,7 @@ from evalhub.api.common import (
     responses,
 )
 from evalhub.api_keys.auth import auth_for
+from evalhub.permissions import require_change
 from runs.experiments.compare import experiment_compare
 from runs.experiments.matrix import experiment_record
 from runs.experiments.models import DEFAULT_TRIALS, MAX_TRIALS, MIN_TRIALS, Experiment
@@ -278,8 +279,10 @@ def report_experiment(request: HttpRequest, experiment_id: int, params: Query[Re
     "/{int:experiment_id}", response=responses({200: ExperimentOut}, 404), auth=auth_for(WRITE), summary="Cancel"
 )
 def cancel_experiment(request: HttpRequest, experiment_id: int) -> dict[str, Any]:
-    """Queued trials are cancelled at once, running ones stop after their current step; finished ones are kept."""
-    experiment = get_or_404(Experiment.objects.all(), "Experiment", experiment_id)
+    """Queued trials are cancelled at once, running ones stop after their current step; finished ones are kept.
+    Whoever started the experiment, or staff (403 INSUFFICIENT_PERMISSIONS otherwise)."""
+    experiment = get_or_404(Experiment.objects.select_related("created_by"), "Experiment", experiment_id)
+    require_change(acting_user(request), experiment)
     if not experiment.is_finished:
         experiment = experiment_cancel(experiment=experiment)
     return _record(experiment)

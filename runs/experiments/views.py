@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evalhub.htmx import HtmxHttpRequest
+from evalhub.permissions import require_change
 from runs.experiments.compare import CellComparison, experiment_compare
 from runs.experiments.forms import ExperimentForm
 from runs.experiments.matrix import build_matrix
@@ -88,7 +89,8 @@ def experiment_detail(request: HtmxHttpRequest, experiment_id: int) -> HttpRespo
 
 @require_POST
 def experiment_cancel_view(request: HttpRequest, experiment_id: int) -> HttpResponse:
-    experiment = get_object_or_404(Experiment, pk=experiment_id)
+    experiment = get_object_or_404(Experiment.objects.select_related("created_by"), pk=experiment_id)
+    require_change(request.user, experiment)
     if experiment.is_finished:
         messages.info(request, "This experiment had already finished.")
     else:

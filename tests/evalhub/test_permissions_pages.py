@@ -14,6 +14,8 @@ from evalhub.providers.model_choices import model_value
 from evalhub.providers.models import offline_provider
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
+from runs.experiments.models import Experiment
+from runs.experiments.services import ModelChoice, experiment_start
 from runs.models import Run
 from scorers.models import Scorer
 from tests.base import make_scenario
@@ -307,3 +309,33 @@ class RunPermissionTests:
             client = logged_in(user)
             assert (f"/runs/{queued.pk}/cancel/" in client.get(f"/runs/{queued.pk}/").content.decode()) is offered
             assert (f"/runs/{done.pk}/rescore/" in client.get(f"/runs/{done.pk}/").content.decode()) is offered
+
+
+@pytest.mark.django_db
+class ExperimentPermissionTests:
+    """An experiment is cancelled by whoever started it, and staff."""
+
+    def test_only_the_starter_and_staff_cancel_an_experiment_and_only_they_see_the_button(
+        self, alice: User, bob: User, charlie: User
+    ) -> None:
+        scenario = bob_scenario(bob)
+
+        def started() -> Experiment:
+            models = [ModelChoice(offline_provider(), "evalhub-offline")]
+            return experiment_start(name="Bob's", scenarios=[scenario], models=models, trials=2, user=bob)
+
+        experiment = started()
+        cancel = f"/experiments/{experiment.pk}/cancel/"
+        assert cancel not in logged_in(charlie).get(f"/experiments/{experiment.pk}/").content.decode()
+        refusal = f"Only bob (who started it) or staff can cancel experiment #{experiment.pk}."
+        assert_refused(logged_in(charlie).post(cancel), refusal)
+        experiment.refresh_from_db()
+        assert experiment.status == "running"
+
+        for user in (bob, alice):
+            experiment = started()
+            client, cancel = logged_in(user), f"/experiments/{experiment.pk}/cancel/"
+            assert cancel in client.get(f"/experiments/{experiment.pk}/").content.decode()
+            assert client.post(cancel).status_code == 302
+            experiment.refresh_from_db()
+            assert experiment.status == "cancelled"
