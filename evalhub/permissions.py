@@ -11,6 +11,8 @@ provider or a scorer, duplicate a scenario or a scorer (the copy is theirs). Cha
   scenario, and its runs with it, anyway);
 - an experiment is cancelled by whoever started it (one started on the command line has no recorded creator:
   staff's);
+- an experiment is pinned as its tag's baseline (which every `--baseline pinned` gate of the tag then trusts) by
+  whoever started it, whoever may change every scenario the tag holds, or staff (`require_pin`);
 - providers and the models EvalHub uses are staff's (they hold the install's credentials: see
   evalhub.providers.views.staff_required); API keys are their owner's alone (evalhub.api_keys).
 
@@ -67,10 +69,11 @@ def _run_changers(run: Run) -> str:
     return ", ".join(who) + " or staff" if who else "staff"
 
 
-def _experiment_starter(experiment: Experiment) -> str:
-    if experiment.created_by is None:
-        return "staff (it has no recorded creator)"
-    return f"{experiment.created_by.get_username()} (who started it) or staff"
+def _experiment_changers(experiment: Experiment, *others: str) -> str:
+    """Who may, by name: "bob (who started it), whoever … or staff"; "staff (it has no recorded creator)"."""
+    who = [f"{experiment.created_by.get_username()} (who started it)"] if experiment.created_by is not None else []
+    who += others
+    return ", ".join(who) + " or staff" if who else "staff (it has no recorded creator)"
 
 
 def change_refusal(user: User, obj: Changeable) -> str:
@@ -80,7 +83,7 @@ def change_refusal(user: User, obj: Changeable) -> str:
     if isinstance(obj, Experiment):
         if obj.created_by_id is not None and obj.created_by_id == user.pk:
             return ""
-        return f"Only {_experiment_starter(obj)} can cancel experiment #{obj.pk}."
+        return f"Only {_experiment_changers(obj)} can cancel experiment #{obj.pk}."
     if isinstance(obj, Run):
         if (obj.started_by_id is not None and obj.started_by_id == user.pk) or can_change(user, obj.scenario):
             return ""
@@ -88,6 +91,28 @@ def change_refusal(user: User, obj: Changeable) -> str:
     if isinstance(obj, McpServer) and obj.is_stdio:
         return STDIO_STAFF_ONLY
     return _created(user, obj)
+
+
+def pin_refusal(user: User, experiment: Experiment) -> str:
+    """Why `user` may not pin `experiment` as its tag's baseline, or "" when they may."""
+    if not change_refusal(user, experiment):  # staff, or whoever started it
+        return ""
+    scenarios = list(Scenario.objects.filter(tags__name=experiment.tag).select_related("created_by"))
+    if experiment.tag and scenarios and all(can_change(user, scenario) for scenario in scenarios):
+        return ""
+    tagged = [f"whoever may change every scenario tagged #{experiment.tag}"] if experiment.tag else []
+    return f"Only {_experiment_changers(experiment, *tagged)} can pin experiment #{experiment.pk} as a baseline."
+
+
+def can_pin(user: User, experiment: Experiment) -> bool:
+    return not pin_refusal(user, experiment)
+
+
+def require_pin(user: User, experiment: Experiment) -> None:
+    """Refuse with a 403 that says why before a baseline pin changes."""
+    refusal = pin_refusal(user, experiment)
+    if refusal:
+        raise PermissionDenied(refusal)
 
 
 def can_change(user: User, obj: Changeable) -> bool:

@@ -122,6 +122,12 @@ class ProgressOut(Schema):
     total: int
 
 
+class BaselinePinOut(Schema):
+    tag: str
+    pinned_by: str | None = Field(description="Who pinned it (null: not recorded, or the account was deleted).")
+    pinned_at: datetime
+
+
 class ExperimentSummaryOut(Schema):
     id: int
     name: str
@@ -130,6 +136,9 @@ class ExperimentSummaryOut(Schema):
     models: list[ModelOut]
     trials: int
     baseline_id: int | None
+    baseline_pin: BaselinePinOut | None = Field(
+        description="When the baseline was the tag's pinned one: who pinned it and when, as it stood at the start."
+    )
     status: Literal["running", "done", "cancelled"]
     progress: ProgressOut
     created_at: datetime
@@ -231,14 +240,14 @@ def start_experiment(request: HttpRequest, payload: ExperimentIn) -> Status:
 
 @router.get("", response=responses({200: Page[ExperimentSummaryOut]}), summary="List experiments")
 def list_experiments(request: HttpRequest, page: Query[PageParams]) -> dict[str, Any]:
-    experiments = Experiment.objects.order_by("-created_at", "-id")
+    experiments = Experiment.objects.select_related("baseline_pinned_by").order_by("-created_at", "-id")
     return paginate(experiments, page, out=lambda e: {**experiment_record(e, []), "cells": []})
 
 
 @router.get("/{int:experiment_id}", response=responses({200: ExperimentOut}, 404), summary="Get an experiment")
 def get_experiment(request: HttpRequest, experiment_id: int) -> dict[str, Any]:
     """Status, progress, every cell with its metrics, and the totals per model."""
-    return _record(get_or_404(Experiment.objects.all(), "Experiment", experiment_id))
+    return _record(get_or_404(Experiment.objects.select_related("baseline_pinned_by"), "Experiment", experiment_id))
 
 
 @router.get(
