@@ -6,6 +6,7 @@ from __future__ import annotations
 from contextlib import suppress
 from datetime import datetime, timedelta
 
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -35,13 +36,16 @@ def server_inspect(*, server: McpServer) -> Inspection:
     return _record(server, outcome, started)
 
 
-def server_inspect_in_background(*, server: McpServer, wait: float) -> Inspection | None:
+def server_inspect_in_background(
+    *, server: McpServer, wait: float, user: AbstractBaseUser | AnonymousUser
+) -> Inspection | None:
     """Inspect on the web process's background pool and wait at most `wait` seconds for it.
 
     Returns the inspection when it ended in time, raises its McpConnectionError (or SecretUnavailable) when it
     failed in time (both recorded like `server_inspect`), and returns None while it goes on: the pool thread
     records it then, and `server.inspection_state()` says "inspecting" until it does. An inspection already
-    running for this server is not started twice (None too). Raises background.Busy when the pool is full.
+    running for this server is not started twice (None too). Raises background.Busy when the pool, or `user`'s
+    share of it, is full.
     """
     started = timezone.now()
     try:
@@ -64,7 +68,7 @@ def server_inspect_in_background(*, server: McpServer, wait: float) -> Inspectio
                 _record(current, outcome, started)
 
     try:
-        outcome = background.run_bounded(lambda: inspect_server(config), wait=wait, late=record_late)
+        outcome = background.run_bounded(lambda: inspect_server(config), wait=wait, late=record_late, owner=user.pk)
     except background.Busy:
         McpServer.objects.filter(pk=server_id).update(inspecting_since=None, inspecting_until=None)
         raise
