@@ -56,7 +56,12 @@ class ToolTestIn(Schema):
 class ToolTestOut(Schema):
     tool: str
     arguments: dict[str, Any]
-    result: dict[str, Any] = Field(description="The CallToolResult: content, structuredContent, isError.")
+    result: dict[str, Any] = Field(
+        description="The CallToolResult: content, structuredContent, isError; cut like a run's tool result."
+    )
+    truncated: dict[str, Any] | None = Field(
+        description='When the result was over the cap: {"result": {"bytes": full size, "sha256": of the full result}}.'
+    )
     is_error: bool
     duration_ms: int
     schema_validation: dict[str, Any] | None = Field(description="structuredContent against the outputSchema.")

@@ -15,6 +15,7 @@ from evalhub.providers.models import offline_provider
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.server_evals.mapping import content_equals, execution_prompt
 from evalhub.servers.models import McpServer
+from runs.record_limits import TOOL_RESULT_BYTES, cap_json
 from runs.tool_results import check_output_schema
 
 # The tests' own tag, so they can be run (or left out) together.
@@ -27,7 +28,10 @@ class UnknownTool(ValueError):
 
 def tool_test(*, server: McpServer, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """Connect, call `tool` once with `arguments`, disconnect. Raises McpConnectionError, SecretUnavailable (from
-    the server's config) or UnknownTool; a tool that fails is a result with is_error, not an exception."""
+    the server's config) or UnknownTool; a tool that fails is a result with is_error, not an exception.
+
+    The result is kept within a run's cap for one tool result (runs.record_limits), as a run would record it:
+    `truncated` then holds the full size and SHA-256. The schema check and is_error read the whole result."""
     config = server.to_config()
     with connect_sync(config) as conn:
         definitions = {definition["name"]: dict(definition) for definition in conn.list_tools()}
@@ -37,10 +41,14 @@ def tool_test(*, server: McpServer, tool: str, arguments: dict[str, Any]) -> dic
         started = time.perf_counter()
         result = dict(conn.call_tool(tool, arguments))
         duration_ms = round((time.perf_counter() - started) * 1000)
+    capped = cap_json(result, TOOL_RESULT_BYTES)
+    # A result too wide to keep its shape is cut to the head of its JSON text: shown as one text block.
+    kept = capped.value if isinstance(capped.value, dict) else {"content": [{"type": "text", "text": capped.value}]}
     return {
         "tool": tool,
         "arguments": arguments,
-        "result": result,
+        "result": kept,
+        "truncated": {"result": capped.cut} if capped.cut else None,
         "is_error": bool(result.get("isError")),
         "duration_ms": duration_ms,
         "schema_validation": check_output_schema(definitions[tool], result),

@@ -105,8 +105,11 @@ def server_tool_test(request: HtmxHttpRequest, server_id: int) -> HttpResponse:
     context |= {
         "tested": tested,
         "parts": result_parts(tested["result"]),
-        # What a save keeps, signed so the scenario expects exactly what this call answered.
-        "token": signing.dumps({k: tested[k] for k in ("tool", "arguments", "result")}, salt=SAVE_SALT),
+        # What a save keeps, signed so the scenario expects exactly what this call answered; a cut result is not
+        # what the tool answers, so it cannot be expected.
+        "token": ""
+        if tested["truncated"]
+        else signing.dumps({k: tested[k] for k in ("tool", "arguments", "result")}, salt=SAVE_SALT),
         "default_name": f"{server.name}: {tool} with {json.dumps(arguments, sort_keys=True)}"[:200],
     }
     return render(request, "evalhub/_tool_test_result.html", context)
