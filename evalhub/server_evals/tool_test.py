@@ -99,7 +99,7 @@ def tool_test_in_background(
         return _call(config, server.name, tool, arguments)
 
     try:
-        outcome = background.run_bounded(call, wait=wait, late=record_late, owner=owner)
+        outcome = background.run_bounded(call, wait=wait, late=record_late, owner=owner, stdio=server.is_stdio)
     except background.Busy:
         cache.delete(key)
         raise

@@ -59,7 +59,7 @@ def server_evals_resync(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(McpServer, pk=server_id)
     try:
         server_inspect(server=server)
-    except (McpConnectionError, SecretUnavailable) as exc:
+    except (McpConnectionError, SecretUnavailable, background.Busy) as exc:
         messages.error(request, f"Re-sync failed: the inspection did not succeed. {getattr(exc, 'message', exc)}")
         return _back(server)
     return _sync(request, server, [])

@@ -26,11 +26,13 @@ INSPECTION_GRACE_SECONDS = 10.0
 def server_inspect(*, server: McpServer) -> Inspection:
     """Connect and list everything the server offers, now, in this thread; keep its tools as a snapshot.
 
-    A failure is stored on the server too (so the Servers page can show it) and re-raised for the caller.
+    A failure is stored on the server too (so the Servers page can show it) and re-raised for the caller. Raises
+    background.Busy, before starting anything, when this web process runs its limit of stdio servers already.
     """
     started = timezone.now()
     try:
-        outcome: background.Outcome[Inspection] = background.Outcome(value=inspect_server(server.to_config()))
+        with background.stdio_place(server.is_stdio):
+            outcome: background.Outcome[Inspection] = background.Outcome(value=inspect_server(server.to_config()))
     except (McpConnectionError, SecretUnavailable) as exc:
         outcome = background.Outcome(error=exc)
     return _record(server, outcome, started)
@@ -68,7 +70,9 @@ def server_inspect_in_background(
                 _record(current, outcome, started)
 
     try:
-        outcome = background.run_bounded(lambda: inspect_server(config), wait=wait, late=record_late, owner=user.pk)
+        outcome = background.run_bounded(
+            lambda: inspect_server(config), wait=wait, late=record_late, owner=user.pk, stdio=server.is_stdio
+        )
     except background.Busy:
         McpServer.objects.filter(pk=server_id).update(inspecting_since=None, inspecting_until=None)
         raise

@@ -21,7 +21,7 @@ from evalhub.servers.models import McpServer
 from runs.record_limits import TOOL_RESULT_BYTES, compact_json
 from tests.api.conftest import key_client
 from tests.api.helpers import assert_error
-from tests.base import wait_until
+from tests.base import PROJECT_DIR, PYTHON, wait_until
 from tests.evalhub.mcp_client.helpers import silent_endpoint
 from tests.runs.fixtures.hostile_values_server import flood_text
 from tests.runs.test_recorded_sizes import TOOL_RESULT_SIZE, hostile_server
@@ -170,3 +170,55 @@ class ToolTestResultCapTests:
         assert len(html.encode()) < 2 * TOOL_RESULT_BYTES
         assert 'id="tool-test-truncated"' in html and "only its head is shown" in html
         assert 'name="token"' not in html
+
+
+@pytest.mark.django_db(transaction=True)
+class StdioProcessLimitTests:
+    """Anyone may call staff's stdio servers, and each call starts the command on the web host: at most
+    EVALHUB_WEB_STDIO_PROCESSES at once per web process (issue 23, second decision)."""
+
+    def test_calls_past_the_limit_are_refused_and_say_so(
+        self, settings: Any, alice: User, bob: User, charlie: User, silent: McpServer
+    ) -> None:
+        settings.EVALHUB_WEB_STDIO_PROCESSES = 1
+        hanging = McpServer.objects.create(
+            name="Hanging stdio",
+            transport="stdio",
+            command=PYTHON,
+            args=[str(PROJECT_DIR / "tests/evalhub/mcp_client/fixtures/silent.py")],
+            connect_timeout=CONNECT_TIMEOUT,
+            created_by=alice,
+        )
+        bobs, charlies = key_client(bob, WRITER), key_client(charlie, WRITER)
+        first = call(bobs, hanging, wait=0)
+        assert first.status_code == 202, first.content
+
+        refused = assert_error(call(charlies, hanging, wait=0), 429, "RATE_LIMIT_EXCEEDED")
+        assert refused["message"] == (
+            "EvalHub's web host is already running 1 stdio servers, its limit (EVALHUB_WEB_STDIO_PROCESSES = 1): "
+            "each Inspect or tool test of a stdio server starts its command here. Try again when one ends (at most "
+            "its server's connect timeout)."
+        )
+        inspect = charlies.post(f"/api/v1/servers/{hanging.pk}/inspect?wait=0")
+        assert assert_error(inspect, 429, "RATE_LIMIT_EXCEEDED")["message"] == refused["message"]
+        client = Client()
+        client.force_login(charlie)
+        resync = client.post(f"/servers/{hanging.pk}/evals/resync/", follow=True).content.decode()
+        assert "Re-sync failed: the inspection did not succeed. EvalHub&#x27;s web host is already running" in resync
+        # A server over HTTP starts nothing here: still accepted.
+        other = call(charlies, silent, wait=0)
+        assert other.status_code == 202
+
+        ended(bobs, first)
+        ended(charlies, other)
+        again = call(charlies, hanging, wait=0)
+        assert again.status_code == 202  # its place was given back
+        ended(charlies, again)
+
+
+def ended(client: Client, answer: Any) -> None:
+    wait_until(
+        lambda: client.get(f"/api/v1/tools/test/{answer.json()['id']}").status_code != 202,
+        timeout=CONNECT_TIMEOUT + 15,
+        what="the background tool test to end",
+    )
