@@ -57,7 +57,7 @@ def _stdio_busy(running: int) -> Busy:
 
 def slots_per_user() -> int:
     """How many calls one user may have in the pool at once: EVALHUB_BACKGROUND_SLOTS_PER_USER, else half."""
-    return int(getattr(settings, "EVALHUB_BACKGROUND_SLOTS_PER_USER", 0) or (THREADS + QUEUED) // 2)
+    return settings.EVALHUB_BACKGROUND_SLOTS_PER_USER or (THREADS + QUEUED) // 2
 
 
 @dataclass(frozen=True)
