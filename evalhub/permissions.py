@@ -11,6 +11,10 @@ provider or a scorer, duplicate a scenario or a scorer (the copy is theirs). Cha
   scenario, and its runs with it, anyway);
 - calling a server's tools for real (execution-level evals, and tool tests of tools that look destructive) is
   acknowledged once per server by whoever may change the server: its side effects are theirs to accept;
+- an experiment is cancelled by whoever started it (one started on the command line has no recorded creator:
+  staff's);
+- an experiment is pinned as its tag's baseline (which every `--baseline pinned` gate of the tag then trusts) by
+  whoever started it, whoever may change every scenario the tag holds, or staff (`require_pin`);
 - providers and the models EvalHub uses are staff's (they hold the install's credentials: see
   evalhub.providers.views.staff_required); API keys are their owner's alone (evalhub.api_keys).
 
@@ -26,11 +30,12 @@ from django.core.exceptions import PermissionDenied
 
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
+from runs.experiments.models import Experiment
 from runs.models import Run
 from scorers.models import Scorer
 
 User = AbstractBaseUser | AnonymousUser
-Changeable = McpServer | Scenario | Scorer | Run
+Changeable = McpServer | Scenario | Scorer | Run | Experiment
 
 STDIO_STAFF_ONLY = "Only staff users can add or change stdio servers: saving one decides which command EvalHub runs."
 # What a refused user can do instead, by kind.
@@ -66,10 +71,21 @@ def _run_changers(run: Run) -> str:
     return ", ".join(who) + " or staff" if who else "staff"
 
 
+def _experiment_changers(experiment: Experiment, *others: str) -> str:
+    """Who may, by name: "bob (who started it), whoever … or staff"; "staff (it has no recorded creator)"."""
+    who = [f"{experiment.created_by.get_username()} (who started it)"] if experiment.created_by is not None else []
+    who += others
+    return ", ".join(who) + " or staff" if who else "staff (it has no recorded creator)"
+
+
 def change_refusal(user: User, obj: Changeable) -> str:
     """Why `user` may not change `obj` (edit, delete, cancel, re-score), or "" when they may."""
     if is_staff(user):
         return ""
+    if isinstance(obj, Experiment):
+        if obj.created_by_id is not None and obj.created_by_id == user.pk:
+            return ""
+        return f"Only {_experiment_changers(obj)} can cancel experiment #{obj.pk}."
     if isinstance(obj, Run):
         if (obj.started_by_id is not None and obj.started_by_id == user.pk) or can_change(user, obj.scenario):
             return ""
@@ -77,6 +93,28 @@ def change_refusal(user: User, obj: Changeable) -> str:
     if isinstance(obj, McpServer) and obj.is_stdio:
         return STDIO_STAFF_ONLY
     return _created(user, obj)
+
+
+def pin_refusal(user: User, experiment: Experiment) -> str:
+    """Why `user` may not pin `experiment` as its tag's baseline, or "" when they may."""
+    if not change_refusal(user, experiment):  # staff, or whoever started it
+        return ""
+    scenarios = list(Scenario.objects.filter(tags__name=experiment.tag).select_related("created_by"))
+    if experiment.tag and scenarios and all(can_change(user, scenario) for scenario in scenarios):
+        return ""
+    tagged = [f"whoever may change every scenario tagged #{experiment.tag}"] if experiment.tag else []
+    return f"Only {_experiment_changers(experiment, *tagged)} can pin experiment #{experiment.pk} as a baseline."
+
+
+def can_pin(user: User, experiment: Experiment) -> bool:
+    return not pin_refusal(user, experiment)
+
+
+def require_pin(user: User, experiment: Experiment) -> None:
+    """Refuse with a 403 that says why before a baseline pin changes."""
+    refusal = pin_refusal(user, experiment)
+    if refusal:
+        raise PermissionDenied(refusal)
 
 
 def can_change(user: User, obj: Changeable) -> bool:

@@ -228,6 +228,12 @@ EVALHUB_API_RATE_LIMIT = env_int("EVALHUB_API_RATE_LIMIT", 600)
 # Seconds a page (and by default the API) waits for Inspect or a provider Test before answering "still working"
 # and updating live: the call goes on in the background (evalhub/background.py) while the web process serves others.
 EVALHUB_WEB_WAIT_SECONDS = env_int("EVALHUB_WEB_WAIT_SECONDS", 3)
+# How many of those background calls (Inspect, Test, direct tool tests; 20 places per web process) one user may
+# have at once; 0 means half of them. More answer 429 saying to wait for one to end.
+EVALHUB_BACKGROUND_SLOTS_PER_USER = env_int("EVALHUB_BACKGROUND_SLOTS_PER_USER", 0)
+# How many stdio servers' commands one web process runs at once for Inspect, tool tests and re-syncs (anyone may
+# call staff's stdio servers; each call starts the command on this host). More are refused with a 429.
+EVALHUB_WEB_STDIO_PROCESSES = env_int("EVALHUB_WEB_STDIO_PROCESSES", 4)
 # The live event stream (GET /api/v1/events): how many recent events are kept for clients resuming with
 # Last-Event-ID, and how many streams one web process serves at once (each holds a thread and a database
 # connection while it is open; run the WSGI server with at least this many threads, see README).

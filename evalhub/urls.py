@@ -39,6 +39,11 @@ urlpatterns = [
     path("servers/<int:server_id>/tools/test/", server_evals.server_tool_test, name="server_tool_test"),
     path("servers/<int:server_id>/tools/test/save/", server_evals.server_tool_test_save, name="server_tool_test_save"),
     path(
+        "servers/<int:server_id>/tools/test/<str:test_id>/",
+        server_evals.server_tool_test_result,
+        name="server_tool_test_result",
+    ),
+    path(
         "servers/<int:server_id>/side-effects/acknowledge/",
         server_evals.server_side_effects_acknowledge,
         name="server_side_effects_acknowledge",

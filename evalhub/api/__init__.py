@@ -49,7 +49,8 @@ start, cancel), `evaluate:admin` (stdio servers; staff only), `evaluate:export` 
 
 Who may change what: a key acts as its owner. Everyone reads, inspects, runs and duplicates everything; a server,
 scenario or scorer is updated or deleted only by its creator or staff (stdio servers: staff only; records without a
-recorded creator: staff only); a run is cancelled by who started it, whoever may change its scenario, or staff.
+recorded creator: staff only); a run is cancelled by who started it, whoever may change its scenario, or staff;
+an experiment is cancelled by who started it or staff.
 Anyone else gets 403 INSUFFICIENT_PERMISSIONS with a message saying who may.
 
 Errors always have the shape `{"error": {"code", "message", "details"}}`: VALIDATION_ERROR 400,

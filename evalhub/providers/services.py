@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
@@ -68,13 +69,16 @@ def model_price(*, provider: Provider, model: str) -> ModelPriceInfo:
     return ModelPriceInfo(cost.source, _per_mtok(cost.input_usd), _per_mtok(cost.output_usd))
 
 
-def provider_test_in_background(*, provider: Provider, model: str, wait: float) -> dict[str, Any]:
+def provider_test_in_background(
+    *, provider: Provider, model: str, wait: float, user: AbstractBaseUser | AnonymousUser
+) -> dict[str, Any]:
     """Send a one-token request to `model` on the web process's background pool, waiting at most `wait` seconds.
 
     The outcome is kept on the provider (`last_test`) and returned: `{"ok": True, "model", "at", "latency_ms"}`
     or `{"ok": False, "model", "at", "kind", "message"}`; while the request goes on (at most the provider's
     timeout), `{"pending": True, "model", "at", "until"}`, and the pool thread records the outcome when it ends. A
-    test already running for this provider is not started twice. Raises background.Busy when the pool is full.
+    test already running for this provider is not started twice. Raises background.Busy when the pool, or
+    `user`'s share of it, is full.
     """
     started = timezone.now()
     until = started + timedelta(seconds=provider.timeout + TEST_GRACE_SECONDS)
@@ -96,7 +100,9 @@ def provider_test_in_background(*, provider: Provider, model: str, wait: float) 
             _record_test(current, outcome.get())
 
     try:
-        outcome = background.run_bounded(lambda: _test(provider, model, started), wait=wait, late=record_late)
+        outcome = background.run_bounded(
+            lambda: _test(provider, model, started), wait=wait, late=record_late, owner=user.pk
+        )
     except background.Busy:
         Provider.objects.filter(pk=provider_id).update(last_test=previous)
         provider.last_test = previous

@@ -246,7 +246,7 @@ def provider_test(request: HtmxHttpRequest, provider_id: int) -> HttpResponse:
         return HttpResponseBadRequest(f"{provider.name} does not list the model {model!r}.")
     try:
         result = provider_services.provider_test_in_background(
-            provider=provider, model=model, wait=settings.EVALHUB_WEB_WAIT_SECONDS
+            provider=provider, model=model, wait=settings.EVALHUB_WEB_WAIT_SECONDS, user=request.user
         )
     except background.Busy as exc:
         result = {"ok": False, "busy": str(exc)}

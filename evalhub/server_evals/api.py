@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
+from ninja.responses import Status
 
+from evalhub import background
 from evalhub.api.common import WRITE, ApiError, ErrorCode, acting_user, get_or_404, invalid, responses
 from evalhub.api_keys.auth import auth_for
 from evalhub.providers.models import Provider
 from evalhub.server_evals import services
-from evalhub.server_evals.tool_test import UnknownTool, tool_test
+from evalhub.server_evals.tool_test import tool_test_in_background, tool_test_state
+from evalhub.servers.api import InspectParams
 from evalhub.servers.models import McpServer
 
 servers_router = Router()
@@ -67,7 +71,12 @@ class ToolTestIn(Schema):
 class ToolTestOut(Schema):
     tool: str
     arguments: dict[str, Any]
-    result: dict[str, Any] = Field(description="The CallToolResult: content, structuredContent, isError.")
+    result: dict[str, Any] = Field(
+        description="The CallToolResult: content, structuredContent, isError; cut like a run's tool result."
+    )
+    truncated: dict[str, Any] | None = Field(
+        description='When the result was over the cap: {"result": {"bytes": full size, "sha256": of the full result}}.'
+    )
     is_error: bool
     duration_ms: int
     schema_validation: dict[str, Any] | None = Field(description="structuredContent against the outputSchema.")
@@ -156,16 +165,66 @@ def acknowledge_side_effects(request: HttpRequest, server_id: int) -> dict[str, 
     return _shipped_out(server, ShippedEvalsPage(offset=0, limit=None))
 
 
+class ToolTestRunningOut(Schema):
+    id: str = Field(description="Poll GET /tools/test/{id} with it.")
+    status: str = Field(examples=["running"])
+    tool: str
+    message: str
+
+
 @tools_router.post(
-    "/test", response=responses({200: ToolTestOut}, 400, 404, 409, 422), auth=auth_for(WRITE), summary="Call a tool"
+    "/test",
+    response=responses({200: ToolTestOut, 202: ToolTestRunningOut}, 400, 404, 409, 422),
+    auth=auth_for(WRITE),
+    summary="Call a tool",
 )
-def test_tool(request: HttpRequest, payload: ToolTestIn) -> dict[str, Any]:
+def test_tool(request: HttpRequest, payload: ToolTestIn, params: Query[InspectParams]) -> Status:
     """Call one tool of a server directly, now, with `arguments`: its result, duration, isError and the
     validation of its structuredContent. The tool runs for real: one that looks destructive (destructiveHint, or a
     name like delete_*, book_*, send_*) answers 409 until the server's owner or staff acknowledged side effects.
-    422 SERVER_UNREACHABLE when the server cannot be reached; a tool that fails answers 200 with `is_error`."""
+    422 SERVER_UNREACHABLE when the server cannot be reached; a tool that fails answers 200 with `is_error`.
+
+    The call runs in the background, like an inspection; the request waits for it at most `wait` seconds
+    (default EVALHUB_WEB_WAIT_SECONDS, at most 30), then answers 202 with an `id` to poll GET /tools/test/{id}.
+    429 RATE_LIMIT_EXCEEDED when the caller already has their share of background calls running."""
     server = get_or_404(McpServer.objects.all(), "Server", payload.server_id)
+    wait = settings.EVALHUB_WEB_WAIT_SECONDS if params.wait is None else params.wait
     try:
-        return tool_test(server=server, tool=payload.tool, arguments=payload.arguments)
-    except UnknownTool as exc:
-        raise invalid(str(exc), field="tool") from None
+        state = tool_test_in_background(
+            server=server, tool=payload.tool, arguments=payload.arguments, user=acting_user(request), wait=wait
+        )
+    except background.Busy as exc:
+        raise ApiError(ErrorCode.RATE_LIMIT_EXCEEDED, str(exc)) from None
+    return _answer(state)
+
+
+@tools_router.get(
+    "/test/{test_id}",
+    response=responses({200: ToolTestOut, 202: ToolTestRunningOut}, 400, 404, 409, 422),
+    summary="A tool test's outcome",
+)
+def get_tool_test(request: HttpRequest, test_id: str) -> Status:
+    """The outcome of a test POST /tools/test answered 202 for, as that would have answered; 202 while it runs.
+    404 for an id that is unknown, expired (an hour after the call ended) or another user's."""
+    state = tool_test_state(test_id=test_id, user=acting_user(request))
+    if state is None:
+        raise ApiError(
+            ErrorCode.RESOURCE_NOT_FOUND,
+            f"No tool test {test_id!r} of yours: it is unknown or expired. Call the tool again.",
+            {"resource": "Tool test", "id": test_id},
+        )
+    return _answer(state)
+
+
+def _answer(state: dict[str, Any]) -> Status:
+    if state["status"] == "running":
+        message = f"Still calling {state['tool']}; poll GET /api/v1/tools/test/{state['id']}."
+        return Status(202, {**state, "message": message})
+    if state["status"] == "failed":
+        if state["kind"] == "unknown_tool":
+            raise invalid(state["message"], field="tool")
+        if state["kind"] == "side_effects":
+            raise ApiError(ErrorCode.CONFLICT, state["message"])
+        details = {"kind": state["kind"], "stderr_tail": state["stderr_tail"]}
+        raise ApiError(ErrorCode.SERVER_UNREACHABLE, state["message"], details)
+    return Status(200, state["tested"])

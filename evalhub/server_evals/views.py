@@ -6,20 +6,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.core import signing
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
+from evalhub import background
 from evalhub.htmx import HtmxHttpRequest
 from evalhub.mcp_client import McpConnectionError
 from evalhub.providers.model_choices import parse_model_value
 from evalhub.scenarios.models import Scenario
 from evalhub.server_evals import services
-from evalhub.server_evals.tool_test import UnknownTool, tool_test, tool_test_save
+from evalhub.server_evals.tool_test import tool_test_in_background, tool_test_save, tool_test_state
 from evalhub.servers.models import McpServer
 from evalhub.servers.services import server_inspect
 from evalhub.vault import SecretUnavailable
@@ -57,7 +59,7 @@ def server_evals_resync(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(McpServer, pk=server_id)
     try:
         server_inspect(server=server)
-    except (McpConnectionError, SecretUnavailable) as exc:
+    except (McpConnectionError, SecretUnavailable, background.Busy) as exc:
         messages.error(request, f"Re-sync failed: the inspection did not succeed. {getattr(exc, 'message', exc)}")
         return _back(server)
     return _sync(request, server, [])
@@ -98,15 +100,42 @@ def server_tool_test(request: HtmxHttpRequest, server_id: int) -> HttpResponse:
         context["problem"] = f"Arguments: {exc}"
         return render(request, "evalhub/_tool_test_result.html", context)
     try:
-        tested = tool_test(server=server, tool=tool, arguments=arguments)
-    except (McpConnectionError, SecretUnavailable, UnknownTool, services.SideEffectsUnacknowledged) as exc:
-        context["problem"] = getattr(exc, "message", str(exc))
+        state = tool_test_in_background(
+            server=server, tool=tool, arguments=arguments, user=request.user, wait=settings.EVALHUB_WEB_WAIT_SECONDS
+        )
+    except background.Busy as exc:
+        context["problem"] = str(exc)
         return render(request, "evalhub/_tool_test_result.html", context)
+    return _tool_test_result(request, server, state)
+
+
+@require_GET
+def server_tool_test_result(request: HtmxHttpRequest, server_id: int, test_id: str) -> HttpResponse:
+    """A test still running when the page stopped waiting: polled by its fragment until it ends."""
+    server = get_object_or_404(McpServer, pk=server_id)
+    state = tool_test_state(test_id=test_id, user=request.user)
+    if state is None:
+        problem = "This test's result is unknown or expired: call the tool again."
+        return render(request, "evalhub/_tool_test_result.html", {"server": server, "problem": problem})
+    return _tool_test_result(request, server, state)
+
+
+def _tool_test_result(request: HttpRequest, server: McpServer, state: dict[str, Any]) -> HttpResponse:
+    context: dict[str, Any] = {"server": server, "tool": state.get("tool", ""), "state": state}
+    if state["status"] == "failed":
+        context["problem"] = state["message"]
+    if state["status"] != "done":
+        return render(request, "evalhub/_tool_test_result.html", context)
+    tested = state["tested"]
+    tool, arguments = tested["tool"], tested["arguments"]
     context |= {
         "tested": tested,
         "parts": result_parts(tested["result"]),
-        # What a save keeps, signed so the scenario expects exactly what this call answered.
-        "token": signing.dumps({k: tested[k] for k in ("tool", "arguments", "result")}, salt=SAVE_SALT),
+        # What a save keeps, signed so the scenario expects exactly what this call answered; a cut result is not
+        # what the tool answers, so it cannot be expected.
+        "token": ""
+        if tested["truncated"]
+        else signing.dumps({k: tested[k] for k in ("tool", "arguments", "result")}, salt=SAVE_SALT),
         "default_name": f"{server.name}: {tool} with {json.dumps(arguments, sort_keys=True)}"[:200],
     }
     return render(request, "evalhub/_tool_test_result.html", context)

@@ -364,7 +364,7 @@ def inspect_server(request: HttpRequest, server_id: int, params: Query[InspectPa
     server = _get(server_id)
     wait = settings.EVALHUB_WEB_WAIT_SECONDS if params.wait is None else params.wait
     try:
-        inspection = server_inspect_in_background(server=server, wait=wait)
+        inspection = server_inspect_in_background(server=server, wait=wait, user=acting_user(request))
     except background.Busy as exc:
         raise ApiError(ErrorCode.RATE_LIMIT_EXCEEDED, str(exc)) from None
     if inspection is None:

@@ -8,6 +8,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -28,23 +29,28 @@ INSPECTION_GRACE_SECONDS = 10.0
 def server_inspect(*, server: McpServer) -> Inspection:
     """Connect and list everything the server offers, now, in this thread; keep its tools as a snapshot.
 
-    A failure is stored on the server too (so the Servers page can show it) and re-raised for the caller.
+    A failure is stored on the server too (so the Servers page can show it) and re-raised for the caller. Raises
+    background.Busy, before starting anything, when this web process runs its limit of stdio servers already.
     """
     started = timezone.now()
     try:
-        outcome: background.Outcome[Inspection] = background.Outcome(value=inspect_server(server.to_config()))
+        with background.stdio_place(server.is_stdio):
+            outcome: background.Outcome[Inspection] = background.Outcome(value=inspect_server(server.to_config()))
     except (McpConnectionError, SecretUnavailable) as exc:
         outcome = background.Outcome(error=exc)
     return _record(server, outcome, started)
 
 
-def server_inspect_in_background(*, server: McpServer, wait: float) -> Inspection | None:
+def server_inspect_in_background(
+    *, server: McpServer, wait: float, user: AbstractBaseUser | AnonymousUser
+) -> Inspection | None:
     """Inspect on the web process's background pool and wait at most `wait` seconds for it.
 
     Returns the inspection when it ended in time, raises its McpConnectionError (or SecretUnavailable) when it
     failed in time (both recorded like `server_inspect`), and returns None while it goes on: the pool thread
     records it then, and `server.inspection_state()` says "inspecting" until it does. An inspection already
-    running for this server is not started twice (None too). Raises background.Busy when the pool is full.
+    running for this server is not started twice (None too). Raises background.Busy when the pool, or `user`'s
+    share of it, is full.
     """
     started = timezone.now()
     try:
@@ -67,7 +73,9 @@ def server_inspect_in_background(*, server: McpServer, wait: float) -> Inspectio
                 _record(current, outcome, started)
 
     try:
-        outcome = background.run_bounded(lambda: inspect_server(config), wait=wait, late=record_late)
+        outcome = background.run_bounded(
+            lambda: inspect_server(config), wait=wait, late=record_late, owner=user.pk, stdio=server.is_stdio
+        )
     except background.Busy:
         McpServer.objects.filter(pk=server_id).update(inspecting_since=None, inspecting_until=None)
         raise

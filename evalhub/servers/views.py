@@ -237,7 +237,9 @@ def server_inspect(request: HtmxHttpRequest, server_id: int) -> HttpResponse:
     busy = ""
     level = messages.error
     try:
-        inspection = services.server_inspect_in_background(server=server, wait=settings.EVALHUB_WEB_WAIT_SECONDS)
+        inspection = services.server_inspect_in_background(
+            server=server, wait=settings.EVALHUB_WEB_WAIT_SECONDS, user=request.user
+        )
     except (McpConnectionError, SecretUnavailable) as exc:
         summary = f"Inspecting “{server.name}” failed: {getattr(exc, 'message', str(exc))}"
     except background.Busy as exc:

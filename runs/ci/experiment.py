@@ -106,6 +106,15 @@ def run_experiment_ci(
         return EXIT_INFRA
 
 
+def _pinned(record: dict[str, Any]) -> str:
+    """Whose pin the gate trusts, when the baseline was the tag's pin: a reader of the log can judge it."""
+    pin = record.get("baseline_pin")
+    if not pin:
+        return ""
+    by = pin["pinned_by"] or "an unrecorded user"
+    return f" (the baseline pinned for #{pin['tag']} by {by} at {pin['pinned_at']})"
+
+
 def _run(backend: Backend, options: Options, plan: ExperimentOptions, *, out: TextIO, err: TextIO) -> int:
     if not options.scenarios and not options.tags:
         raise InfraError("Name what to run: --scenario NAME and/or --tag TAG (each may be repeated).")
@@ -124,7 +133,8 @@ def _run(backend: Backend, options: Options, plan: ExperimentOptions, *, out: Te
     header, rows = matrix_rows(record)
     out.write("\n" + table(header, rows) + "\n")
     if comparison:
-        out.write(f"\nCompared with experiment #{comparison['baseline_id']}: {comparison['summary']}\n")
+        baseline = f"experiment #{comparison['baseline_id']}{_pinned(record)}"
+        out.write(f"\nCompared with {baseline}: {comparison['summary']}\n")
         for row in comparison["cells"]:
             if row["kind"] in ("regressed", "fixed"):
                 out.write(f"  {row['kind']}: {row['scenario_name']} on {row['model']} — {row['description']}\n")

@@ -24,6 +24,7 @@ from evalhub.api.common import (
     responses,
 )
 from evalhub.api_keys.auth import auth_for
+from evalhub.permissions import require_change
 from runs.experiments.compare import experiment_compare
 from runs.experiments.matrix import experiment_record
 from runs.experiments.models import DEFAULT_TRIALS, MAX_TRIALS, MIN_TRIALS, Experiment
@@ -121,6 +122,12 @@ class ProgressOut(Schema):
     total: int
 
 
+class BaselinePinOut(Schema):
+    tag: str
+    pinned_by: str | None = Field(description="Who pinned it (null: not recorded, or the account was deleted).")
+    pinned_at: datetime
+
+
 class ExperimentSummaryOut(Schema):
     id: int
     name: str
@@ -129,6 +136,9 @@ class ExperimentSummaryOut(Schema):
     models: list[ModelOut]
     trials: int
     baseline_id: int | None
+    baseline_pin: BaselinePinOut | None = Field(
+        description="When the baseline was the tag's pinned one: who pinned it and when, as it stood at the start."
+    )
     status: Literal["running", "done", "cancelled"]
     progress: ProgressOut
     created_at: datetime
@@ -230,14 +240,14 @@ def start_experiment(request: HttpRequest, payload: ExperimentIn) -> Status:
 
 @router.get("", response=responses({200: Page[ExperimentSummaryOut]}), summary="List experiments")
 def list_experiments(request: HttpRequest, page: Query[PageParams]) -> dict[str, Any]:
-    experiments = Experiment.objects.order_by("-created_at", "-id")
+    experiments = Experiment.objects.select_related("baseline_pinned_by").order_by("-created_at", "-id")
     return paginate(experiments, page, out=lambda e: {**experiment_record(e, []), "cells": []})
 
 
 @router.get("/{int:experiment_id}", response=responses({200: ExperimentOut}, 404), summary="Get an experiment")
 def get_experiment(request: HttpRequest, experiment_id: int) -> dict[str, Any]:
     """Status, progress, every cell with its metrics, and the totals per model."""
-    return _record(get_or_404(Experiment.objects.all(), "Experiment", experiment_id))
+    return _record(get_or_404(Experiment.objects.select_related("baseline_pinned_by"), "Experiment", experiment_id))
 
 
 @router.get(
@@ -278,8 +288,10 @@ def report_experiment(request: HttpRequest, experiment_id: int, params: Query[Re
     "/{int:experiment_id}", response=responses({200: ExperimentOut}, 404), auth=auth_for(WRITE), summary="Cancel"
 )
 def cancel_experiment(request: HttpRequest, experiment_id: int) -> dict[str, Any]:
-    """Queued trials are cancelled at once, running ones stop after their current step; finished ones are kept."""
-    experiment = get_or_404(Experiment.objects.all(), "Experiment", experiment_id)
+    """Queued trials are cancelled at once, running ones stop after their current step; finished ones are kept.
+    Whoever started the experiment, or staff (403 INSUFFICIENT_PERMISSIONS otherwise)."""
+    experiment = get_or_404(Experiment.objects.select_related("created_by"), "Experiment", experiment_id)
+    require_change(acting_user(request), experiment)
     if not experiment.is_finished:
         experiment = experiment_cancel(experiment=experiment)
     return _record(experiment)

@@ -295,6 +295,7 @@ def experiment_record(experiment: Experiment, cells: list[ExperimentCell]) -> di
         "models": experiment.model_list,
         "trials": experiment.trials,
         "baseline_id": experiment.baseline_id,
+        "baseline_pin": experiment.baseline_pin,
         "status": experiment.status,
         "progress": {"finished": experiment.finished_runs, "total": experiment.total_runs},
         "created_at": experiment.created_at.isoformat(),

@@ -32,6 +32,12 @@ class Experiment(models.Model):
         default=DEFAULT_TRIALS, validators=[MinValueValidator(MIN_TRIALS), MaxValueValidator(MAX_TRIALS)]
     )
     baseline = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # When the baseline was the tag's pin: who pinned it and when, as it stood at the start. A gate trusts a pin,
+    # so its report says whose word it took; a later re-pin does not rewrite that.
+    baseline_pinned_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    baseline_pinned_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING, db_index=True)
     # Sums over the cells, kept with them so the list page reads one row per experiment.
     total_runs = models.PositiveIntegerField(default=0)
@@ -50,6 +56,18 @@ class Experiment(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status != self.Status.RUNNING
+
+    @property
+    def baseline_pin(self) -> dict[str, str | None] | None:
+        """The pin this experiment's baseline came from (tag, who, when), or None when it was chosen by id."""
+        if self.baseline_pinned_at is None:
+            return None
+        by = self.baseline_pinned_by
+        return {
+            "tag": self.tag,
+            "pinned_by": by.get_username() if by is not None else None,
+            "pinned_at": self.baseline_pinned_at.isoformat(),
+        }
 
 
 class ExperimentCell(models.Model):
@@ -108,7 +126,8 @@ class ExperimentCell(models.Model):
 
 
 class BaselinePin(models.Model):
-    """The experiment new experiments on this tag are compared with (`--baseline pinned` in CI)."""
+    """The experiment new experiments on this tag are compared with (`--baseline pinned` in CI). Who may pin is
+    evalhub.permissions' pin rule; who did, and when, is kept here and copied to each experiment that uses it."""
 
     tag = models.CharField(max_length=50, unique=True)
     experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="pins")

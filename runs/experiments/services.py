@@ -117,9 +117,11 @@ def experiment_start(
     user: User,
     label: str = "",
     tag: str = "",
-    baseline: Experiment | None = None,
+    baseline: Experiment | BaselinePin | None = None,
 ) -> Experiment:
     """Reserve every trial's quota at once (all or nothing), then create the cells and queue the runs.
+
+    `baseline` is an experiment, or the tag's pin: then who pinned it and when are recorded with the experiment.
 
     Runs are created trial by trial across all cells (trial 1 of every cell, then trial 2, …), so a worker
     taking them in order gives every cell its first result early and partial results are representative.
@@ -149,7 +151,9 @@ def experiment_start(
             scenario_ids=[s.pk for s in scenarios],
             model_list=[choice.record for choice in models],
             trials=trials,
-            baseline=baseline,
+            baseline=baseline.experiment if isinstance(baseline, BaselinePin) else baseline,
+            baseline_pinned_by=baseline.pinned_by if isinstance(baseline, BaselinePin) else None,
+            baseline_pinned_at=baseline.pinned_at if isinstance(baseline, BaselinePin) else None,
             total_runs=needed,
             created_by=user if isinstance(user, get_user_model()) else None,
         )
@@ -207,11 +211,11 @@ def experiment_start_requested(
     choices = with_modes(
         [model_resolve(model=model, provider_id=provider_id) for model, provider_id in models], modes or []
     )
-    chosen: Experiment | None = None
+    chosen: Experiment | BaselinePin | None = None
     if baseline == "pinned":
         if not tag:
             raise ExperimentInvalid('"pinned" needs a tag: baselines are pinned per tag.', field="baseline_id")
-        chosen = pinned_baseline(tag)
+        chosen = pin_of(tag)
     elif baseline is not None:
         chosen = Experiment.objects.filter(pk=int(baseline)).first()
         if chosen is None:
@@ -246,7 +250,8 @@ def experiment_cancel(*, experiment: Experiment) -> Experiment:
 
 
 def baseline_pin(*, experiment: Experiment, user: User) -> BaselinePin:
-    """Make this experiment the baseline of its tag: `--baseline pinned` and new experiments compare with it."""
+    """Make this experiment the baseline of its tag: `--baseline pinned` and new experiments compare with it.
+    The caller checks evalhub.permissions.require_pin first; the pin records who pinned it and when."""
     if not experiment.tag:
         raise ExperimentInvalid(
             "Only an experiment started by tag can be pinned as that tag's baseline.", field="experiment"
@@ -258,6 +263,11 @@ def baseline_pin(*, experiment: Experiment, user: User) -> BaselinePin:
     return pin
 
 
+def pin_of(tag: str) -> BaselinePin | None:
+    """The tag's pin, with its experiment and who pinned it."""
+    return BaselinePin.objects.select_related("experiment", "pinned_by").filter(tag=tag.strip().lower()).first()
+
+
 def pinned_baseline(tag: str) -> Experiment | None:
-    pin = BaselinePin.objects.select_related("experiment").filter(tag=tag.strip().lower()).first()
+    pin = pin_of(tag)
     return pin.experiment if pin else None

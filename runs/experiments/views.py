@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evalhub.htmx import HtmxHttpRequest
+from evalhub.permissions import can_pin, require_change, require_pin
 from runs.experiments.compare import CellComparison, experiment_compare
 from runs.experiments.forms import ExperimentForm
 from runs.experiments.matrix import build_matrix
@@ -18,6 +19,7 @@ from runs.experiments.services import (
     baseline_pin,
     experiment_cancel,
     experiment_start,
+    pin_of,
     pinned_baseline,
     scenarios_select,
     with_modes,
@@ -52,7 +54,7 @@ def experiment_create(request: HttpRequest) -> HttpResponse:
                 scenarios=scenarios,
                 models=with_modes(data["models"], data["modes"]),
                 trials=data["trials"],
-                baseline=data["baseline"] or (pinned_baseline(data["tag"]) if data["tag"] else None),
+                baseline=data["baseline"] or (pin_of(data["tag"]) if data["tag"] else None),
                 user=request.user,
             )
         except ExperimentInvalid as exc:
@@ -68,7 +70,9 @@ def experiment_create(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def experiment_detail(request: HtmxHttpRequest, experiment_id: int) -> HttpResponse:
-    experiment = get_object_or_404(Experiment.objects.select_related("baseline", "created_by"), pk=experiment_id)
+    experiment = get_object_or_404(
+        Experiment.objects.select_related("baseline", "created_by", "baseline_pinned_by"), pk=experiment_id
+    )
     if not experiment.is_finished and runs_reap_stale():
         experiment.refresh_from_db()
     matrix = build_matrix(experiment, list(experiment.cells.all()))
@@ -78,7 +82,8 @@ def experiment_detail(request: HtmxHttpRequest, experiment_id: int) -> HttpRespo
         "matrix": matrix,
         "rows": matrix.display_rows(reverse("runs:list")),
         "chart": matrix.chart(),
-        "pin": BaselinePin.objects.filter(tag=experiment.tag).first() if experiment.tag else None,
+        "pin": pin_of(experiment.tag) if experiment.tag else None,
+        "can_pin": can_pin(request.user, experiment),
     }
     template = "experiments/experiment_detail.html"
     if request.htmx:
@@ -88,7 +93,8 @@ def experiment_detail(request: HtmxHttpRequest, experiment_id: int) -> HttpRespo
 
 @require_POST
 def experiment_cancel_view(request: HttpRequest, experiment_id: int) -> HttpResponse:
-    experiment = get_object_or_404(Experiment, pk=experiment_id)
+    experiment = get_object_or_404(Experiment.objects.select_related("created_by"), pk=experiment_id)
+    require_change(request.user, experiment)
     if experiment.is_finished:
         messages.info(request, "This experiment had already finished.")
     else:
@@ -104,7 +110,8 @@ def experiment_cancel_view(request: HttpRequest, experiment_id: int) -> HttpResp
 
 @require_POST
 def experiment_pin(request: HttpRequest, experiment_id: int) -> HttpResponse:
-    experiment = get_object_or_404(Experiment, pk=experiment_id)
+    experiment = get_object_or_404(Experiment.objects.select_related("created_by"), pk=experiment_id)
+    require_pin(request.user, experiment)
     try:
         baseline_pin(experiment=experiment, user=request.user)
     except ExperimentInvalid as exc:

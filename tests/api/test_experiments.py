@@ -8,6 +8,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
 from runs.experiments.models import Experiment
@@ -142,6 +143,27 @@ class ReadCompareReportCancelTests:
         assert "| Scenario 1 | 0/5 |" in markdown and "**1 regressed, 0 fixed, 0 unchanged" in markdown
         html = writer_api.get(f"/api/v1/experiments/{second['id']}/report?format=html")
         assert html["Content-Type"].startswith("text/html") and b"1 regressed" in html.content
+
+    def test_an_experiment_on_the_pinned_baseline_records_who_pinned_it_and_when(
+        self, writer_api: Client, alice: User
+    ) -> None:
+        tagged_scenarios(1)
+        first = finished(writer_api, [True], label="good")
+        pin = Experiment.objects.get(pk=first["id"]).pins.create(tag="smoke", pinned_by=alice)
+
+        second = finished(writer_api, [True], label="next", baseline="pinned")
+        pinned_at = second["baseline_pin"]["pinned_at"]
+        assert pinned_at.startswith(f"{pin.pinned_at:%Y-%m-%dT%H:%M:%S.}")
+        pin.pinned_by = None  # a later re-pin does not rewrite whose pin the gate trusted
+        pin.save()
+
+        expected = {"tag": "smoke", "pinned_by": "alice", "pinned_at": pinned_at}
+        assert second["baseline_pin"] == expected
+        assert writer_api.get(f"/api/v1/experiments/{second['id']}").json()["baseline_pin"] == expected
+        listed = writer_api.get("/api/v1/experiments").json()["items"]
+        assert [item["baseline_pin"] for item in listed] == [expected, None]
+        by_id = finished(writer_api, [True], label="by id", baseline=first["id"])
+        assert by_id["baseline_pin"] is None
 
     def test_compare_without_a_baseline_says_how_to_give_one(self, writer_api: Client) -> None:
         tagged_scenarios(1)

@@ -13,8 +13,11 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from evalhub.permissions import STDIO_STAFF_ONLY
+from evalhub.providers.models import offline_provider
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
+from runs.experiments.models import Experiment
+from runs.experiments.services import ModelChoice, experiment_start
 from runs.models import Run
 from scorers.models import Scorer
 from tests.api.conftest import ALL, key_client
@@ -216,3 +219,34 @@ def test_the_api_description_states_the_rule(reader_api: Client) -> None:
 
     assert "a server,\nscenario or scorer is updated or deleted only by its creator or staff" in description
     assert "a run is cancelled by who started it, whoever may change its scenario, or staff" in description
+
+
+@pytest.mark.django_db
+class ExperimentPermissionTests:
+    def test_only_the_starter_and_staff_cancel_an_experiment(
+        self, apis: dict[str, Client], bob: User, charlie: User
+    ) -> None:
+        def started(by: User | None) -> Experiment:
+            models = [ModelChoice(offline_provider(), "evalhub-offline")]
+            return experiment_start(name="Bob's", scenarios=[scenario], models=models, trials=2, user=by)
+
+        scenario = scenario_of(bob)
+        experiment = started(bob)
+        assert_refused(
+            apis["charlie"].delete(f"/api/v1/experiments/{experiment.pk}"),
+            f"Only bob (who started it) or staff can cancel experiment #{experiment.pk}.",
+        )
+        experiment.refresh_from_db()
+        assert experiment.status == "running"
+        assert set(experiment.runs.values_list("status", flat=True)) == {"queued"}
+
+        # Hostile: an experiment with no recorded creator (started on the command line) is staff's alone.
+        orphan = started(None)
+        assert_refused(
+            apis["bob"].delete(f"/api/v1/experiments/{orphan.pk}"),
+            f"Only staff (it has no recorded creator) can cancel experiment #{orphan.pk}.",
+        )
+
+        for name in ("bob", "alice"):
+            experiment = started(bob)
+            assert apis[name].delete(f"/api/v1/experiments/{experiment.pk}").json()["status"] == "cancelled"

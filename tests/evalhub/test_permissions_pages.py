@@ -12,8 +12,10 @@ from django.test import Client
 
 from evalhub.providers.model_choices import model_value
 from evalhub.providers.models import offline_provider
-from evalhub.scenarios.models import Scenario
+from evalhub.scenarios.models import Scenario, Tag
 from evalhub.servers.models import McpServer
+from runs.experiments.models import BaselinePin, Experiment
+from runs.experiments.services import ModelChoice, experiment_start, experiment_start_requested
 from runs.models import Run
 from scorers.models import Scorer
 from tests.base import make_scenario
@@ -307,3 +309,87 @@ class RunPermissionTests:
             client = logged_in(user)
             assert (f"/runs/{queued.pk}/cancel/" in client.get(f"/runs/{queued.pk}/").content.decode()) is offered
             assert (f"/runs/{done.pk}/rescore/" in client.get(f"/runs/{done.pk}/").content.decode()) is offered
+
+
+@pytest.mark.django_db
+class ExperimentPermissionTests:
+    """An experiment is cancelled by whoever started it, and staff."""
+
+    def test_only_the_starter_and_staff_cancel_an_experiment_and_only_they_see_the_button(
+        self, alice: User, bob: User, charlie: User
+    ) -> None:
+        scenario = bob_scenario(bob)
+
+        def started() -> Experiment:
+            models = [ModelChoice(offline_provider(), "evalhub-offline")]
+            return experiment_start(name="Bob's", scenarios=[scenario], models=models, trials=2, user=bob)
+
+        experiment = started()
+        cancel = f"/experiments/{experiment.pk}/cancel/"
+        assert cancel not in logged_in(charlie).get(f"/experiments/{experiment.pk}/").content.decode()
+        refusal = f"Only bob (who started it) or staff can cancel experiment #{experiment.pk}."
+        assert_refused(logged_in(charlie).post(cancel), refusal)
+        experiment.refresh_from_db()
+        assert experiment.status == "running"
+
+        for user in (bob, alice):
+            experiment = started()
+            client, cancel = logged_in(user), f"/experiments/{experiment.pk}/cancel/"
+            assert cancel in client.get(f"/experiments/{experiment.pk}/").content.decode()
+            assert client.post(cancel).status_code == 302
+            experiment.refresh_from_db()
+            assert experiment.status == "cancelled"
+
+
+@pytest.mark.django_db
+class BaselinePinPermissionTests:
+    """A tag's baseline is pinned by who started the experiment, whoever may change every scenario the tag
+    holds, or staff: every `--baseline pinned` gate of the tag trusts it."""
+
+    def bob_experiment(self, bob: User, scenarios: list[Scenario]) -> Experiment:
+        models = [ModelChoice(offline_provider(), "evalhub-offline")]
+        return experiment_start(name="Bob's", scenarios=scenarios, models=models, trials=1, user=bob, tag="smoke")
+
+    def tagged(self, *scenarios: Scenario) -> list[Scenario]:
+        tag = Tag.objects.get_or_create(name="smoke")[0]
+        for scenario in scenarios:
+            scenario.tags.add(tag)
+        return list(scenarios)
+
+    def test_an_outsider_may_not_pin_and_is_not_offered_the_button(self, bob: User, charlie: User) -> None:
+        experiment = self.bob_experiment(bob, self.tagged(bob_scenario(bob)))
+        page = logged_in(charlie).get(f"/experiments/{experiment.pk}/").content.decode()
+        assert f"/experiments/{experiment.pk}/pin/" not in page
+
+        refusal = (
+            "Only bob (who started it), whoever may change every scenario tagged #smoke or staff can pin "
+            f"experiment #{experiment.pk} as a baseline."
+        )
+        assert_refused(logged_in(charlie).post(f"/experiments/{experiment.pk}/pin/"), refusal)
+        assert not BaselinePin.objects.exists()
+
+    def test_owning_one_scenario_of_the_tag_is_not_enough(self, bob: User, charlie: User) -> None:
+        # Hostile: charlie owns one of the tag's two scenarios; the pin would decide the gate of bob's too.
+        scenarios = self.tagged(bob_scenario(bob), bob_scenario(charlie, name="Charlie scenario"))
+        experiment = self.bob_experiment(bob, scenarios)
+
+        assert logged_in(charlie).post(f"/experiments/{experiment.pk}/pin/").status_code == 403
+        assert not BaselinePin.objects.exists()
+
+    def test_the_starter_the_tags_owner_and_staff_pin_and_the_pin_records_who(
+        self, alice: User, bob: User, charlie: User
+    ) -> None:
+        scenarios = self.tagged(bob_scenario(charlie, name="Charlie scenario"))
+        for user in (bob, charlie, alice):  # bob started it, charlie owns the tag's scenario, alice is staff
+            experiment = self.bob_experiment(bob, scenarios)
+            client = logged_in(user)
+            assert f"/experiments/{experiment.pk}/pin/" in client.get(f"/experiments/{experiment.pk}/").content.decode()
+            assert client.post(f"/experiments/{experiment.pk}/pin/").status_code == 302
+            pin = BaselinePin.objects.get(tag="smoke")
+            assert (pin.experiment, pin.pinned_by) == (experiment, user)
+
+        gated = experiment_start_requested(
+            tag="smoke", models=[("evalhub-offline", None)], trials=1, user=bob, baseline="pinned"
+        )
+        page = logged_in(bob).get(f"/experiments/{gated.pk}/").content.decode()
+        assert f"the pinned baseline of #smoke, pinned by alice on {pin.pinned_at:%Y-%m-%d %H:%M} UTC" in page

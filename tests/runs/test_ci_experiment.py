@@ -56,7 +56,8 @@ class ExperimentGateTests:
         case = ET.parse(junit).getroot().find("testsuite/testcase")
         assert case is not None and case.get("name") == "Weather in Paris" and case.find("failure") is None
         assert json.loads(report.read_text())["experiment"]["cells"][0]["passes"] == 4
-        BaselinePin.objects.create(tag="smoke", experiment=baseline)
+        pinner = User.objects.create_user("alice", is_staff=True)
+        pin = BaselinePin.objects.create(tag="smoke", experiment=baseline, pinned_by=pinner)
         McpServer.objects.filter(pk=scenario.server_id).update(
             args=["-m", "evalhub.demo_server", "--mode", "broken-weather"]
         )
@@ -66,7 +67,9 @@ class ExperimentGateTests:
         assert second.returncode == 1, second.stdout + second.stderr
         candidate = Experiment.objects.exclude(pk=baseline.pk).get()
         assert candidate.baseline == baseline
-        assert f"Compared with experiment #{baseline.pk}: 1 regressed, 0 fixed, 0 unchanged" in second.stdout
+        pinned = f"(the baseline pinned for #smoke by alice at {pin.pinned_at:%Y-%m-%dT%H:%M:%S}"
+        assert f"Compared with experiment #{baseline.pk} {pinned}" in second.stdout
+        assert ": 1 regressed, 0 fixed, 0 unchanged" in second.stdout
         assert "Weather in Paris on evalhub-offline: Regressed: 0/4 passed, baseline 4/4." in second.stderr
         failure = ET.parse(junit).getroot().find("testsuite/testcase/failure")
         assert failure is not None and failure.get("message") == "Regressed: 0/4 passed, baseline 4/4."
