@@ -118,9 +118,7 @@ def error_response(request: HttpRequest, exc: Exception) -> HttpResponse:
         details = {"used": status.used, "limit": status.limit, "resets_at": status.resets_at.isoformat()}
         return _envelope(ErrorCode.QUOTA_EXCEEDED, str(exc), details, 429)
     if isinstance(exc, SideEffectsUnacknowledged):
-        how = f"POST /api/v1/servers/{exc.server.pk}/side-effects/acknowledge" if exc.tool else None
-        details = {"server_id": exc.server.pk, "acknowledge_with": how or "acknowledge_side_effects: true"}
-        return _envelope(ErrorCode.CONFLICT, str(exc), details, 409)
+        return _envelope(ErrorCode.CONFLICT, str(exc), exc.details, 409)
     if isinstance(exc, McpConnectionError):
         details = {"kind": exc.kind.value, "stderr_tail": exc.stderr_tail}
         return _envelope(ErrorCode.SERVER_UNREACHABLE, exc.message, details, 422)

@@ -224,7 +224,7 @@ def _answer(state: dict[str, Any]) -> Status:
         if state["kind"] == "unknown_tool":
             raise invalid(state["message"], field="tool")
         if state["kind"] == "side_effects":
-            raise ApiError(ErrorCode.CONFLICT, state["message"])
+            raise ApiError(ErrorCode.CONFLICT, state["message"], state["details"])
         details = {"kind": state["kind"], "stderr_tail": state["stderr_tail"]}
         raise ApiError(ErrorCode.SERVER_UNREACHABLE, state["message"], details)
     return Status(200, state["tested"])

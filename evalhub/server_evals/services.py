@@ -51,6 +51,12 @@ class SideEffectsUnacknowledged(Exception):
             f"the server's page first ({how}); {acknowledgers(server)} can."
         )
 
+    @property
+    def details(self) -> dict[str, Any]:
+        """The API's error details: which server, and how to acknowledge."""
+        how = f"POST /api/v1/servers/{self.server.pk}/side-effects/acknowledge" if self.tool else None
+        return {"server_id": self.server.pk, "acknowledge_with": how or "acknowledge_side_effects: true"}
+
 
 def require_side_effects_acknowledged(scenario: Scenario) -> None:
     """Raise SideEffectsUnacknowledged before an execution-level run of an unacknowledged server is queued."""

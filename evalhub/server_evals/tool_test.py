@@ -152,7 +152,9 @@ def _state(test_id: str, owner: object, outcome: background.Outcome[dict[str, An
                 type(exc), "secret_unavailable"
             )
             message, stderr_tail = str(exc), ""
-        failed = {"kind": kind, "message": message, "stderr_tail": stderr_tail}
+        failed: dict[str, Any] = {"kind": kind, "message": message, "stderr_tail": stderr_tail}
+        if isinstance(exc, SideEffectsUnacknowledged):
+            failed["details"] = exc.details
         return {"id": test_id, "status": "failed", "owner": owner, **failed}
     return {"id": test_id, "status": "done", "owner": owner, "tested": tested}
 
