@@ -16,6 +16,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Field, Query, Router, Schema
 
 from evalhub.api.common import ApiError, ErrorCode, Id, invalid, responses
+from evalhub.ids import ACCEPTED, MAX_ID, parse_id
 from runs.events import sse
 from runs.events.stream import TYPES, EventFilter, follow, latest_id
 
@@ -52,8 +53,9 @@ class EventParams(Schema):
     after: int | None = Field(
         None,
         ge=0,
+        le=MAX_ID,
         description="Start after this event id (0: from the oldest kept). Last-Event-ID, when sent, wins. "
-        "Neither: from now on.",
+        "Neither: from now on. An id beyond the newest gets a `stream.gap` event, then events from now on.",
     )
     keepalive: float = Field(15.0, ge=0.5, le=60, description="Seconds between keepalive comments when idle.")
 
@@ -62,11 +64,13 @@ def _resume_from(request: HttpRequest, params: EventParams) -> int | None:
     header = request.headers.get("Last-Event-ID", "").strip()
     if not header:
         return params.after
-    if not header.isdigit():
+    resume_from = parse_id(header)
+    if resume_from is None:
         raise invalid(
-            f"Last-Event-ID must be an event id (a whole number), not {header[:40]!r}.", field="Last-Event-ID"
+            f"Last-Event-ID must be an event id ({ACCEPTED}), not {header[:40]!r}{'…' if len(header) > 40 else ''}.",
+            field="Last-Event-ID",
         )
-    return int(header)
+    return resume_from
 
 
 @router.get(

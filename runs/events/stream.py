@@ -66,7 +66,8 @@ def follow(
 ) -> Iterator[Event | None]:
     """The events after id `after` (None: from now on) that `only` selects, as they are written; None after each
     `keepalive` seconds without one. Ends after `lifetime` seconds (None: when the consumer stops)."""
-    after = latest_id() if after is None else after
+    latest = latest_id()
+    after = latest if after is None else after
     oldest = RunEvent.objects.aggregate(oldest=Min("pk"))["oldest"]
     if oldest is not None and after < oldest - 1:
         if after:  # 0 asks for everything kept: nothing was missed
@@ -74,6 +75,19 @@ def follow(
                 None, GAP, {"after": after, "resumed_from": oldest, "reason": "older events are no longer kept"}
             )
         after = oldest - 1
+    elif after > latest:
+        # An id from another server or from before the database was reset: waiting for it to come round would be
+        # silence for as long as the stream lasts, so the client is told and follows from now on.
+        yield Event(
+            None,
+            GAP,
+            {
+                "after": after,
+                "resumed_from": latest + 1,
+                "reason": f"no event has this id yet (the newest is {latest})",
+            },
+        )
+        after = latest
     watch = GapWatch(after, HOLE_WAIT_SECONDS)
     began = said = clock()
     while lifetime is None or clock() - began < lifetime:

@@ -12,6 +12,7 @@ from django.db import close_old_connections
 from django.http import StreamingHttpResponse
 from django.test import Client, override_settings
 
+from evalhub.ids import MAX_ID
 from runs.events.models import RunEvent
 from runs.events.publish import PRUNE_EVERY, publish
 from runs.events.sse import Event, parse
@@ -170,6 +171,40 @@ class EventStreamTests:
 
         error = assert_error(response, 400, "VALIDATION_ERROR")
         assert error["details"] == {"field": "Last-Event-ID"}
+
+    @pytest.mark.parametrize("header", ["²", "9" * 5000, str(MAX_ID + 1), "-1"])
+    def test_a_last_event_id_no_row_can_have_is_a_400_saying_what_is_accepted(
+        self, alice: User, make_client: KeyClient, header: str
+    ) -> None:
+        response = make_client(alice, "evaluate:read").get(URL, headers={"Last-Event-ID": header})
+
+        error = assert_error(response, 400, "VALIDATION_ERROR")
+        assert error["details"] == {"field": "Last-Event-ID"}
+        assert f"ASCII digits 0-9, at most {MAX_ID}" in error["message"] and len(error["message"]) < 200
+
+    @pytest.mark.parametrize("after", ["²", "9" * 5000, str(MAX_ID + 1)])
+    def test_an_after_no_row_can_have_is_a_400(self, alice: User, make_client: KeyClient, after: str) -> None:
+        response = make_client(alice, "evaluate:read").get(URL, {"after": after})
+
+        error = assert_error(response, 400, "VALIDATION_ERROR")
+        assert error["message"].startswith("query.after: ")
+
+    def test_an_id_beyond_the_newest_is_told_then_follows_from_now_on(
+        self, alice: User, make_client: KeyClient, reader_of
+    ) -> None:
+        (newest,) = events(("run.queued", 1))
+        reader = reader_of(make_client(alice, "evaluate:read"), **{"Last-Event-ID": str(newest + 1000)})
+
+        (gap,) = reader.take(1)
+        (new_id,) = events(("run.started", 1))
+
+        assert (gap.id, gap.type) == (None, "stream.gap")
+        assert gap.data == {
+            "after": newest + 1000,
+            "resumed_from": newest + 1,
+            "reason": f"no event has this id yet (the newest is {newest})",
+        }
+        assert [e.id for e in reader.take(1)] == [new_id]
 
     def test_an_unknown_event_type_is_a_400_naming_it(self, alice: User, make_client: KeyClient) -> None:
         response = make_client(alice, "evaluate:read").get(f"{URL}?type=run.exploded")
