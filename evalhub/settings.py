@@ -230,9 +230,11 @@ EVALHUB_API_RATE_LIMIT = env_int("EVALHUB_API_RATE_LIMIT", 600)
 EVALHUB_WEB_WAIT_SECONDS = env_int("EVALHUB_WEB_WAIT_SECONDS", 3)
 # The live event stream (GET /api/v1/events): how many recent events are kept for clients resuming with
 # Last-Event-ID, and how many streams one web process serves at once (each holds a thread and a database
-# connection while it is open; run the WSGI server with at least this many threads, see README).
+# connection while it is open; run the WSGI server with at least this many threads, see README), and how many of
+# those one user may hold (so one script or a dozen open tabs cannot take them all).
 EVALHUB_EVENTS_KEPT = env_int("EVALHUB_EVENTS_KEPT", 10_000)
 EVALHUB_EVENT_STREAMS = env_int("EVALHUB_EVENT_STREAMS", 16)
+EVALHUB_EVENT_STREAMS_PER_USER = env_int("EVALHUB_EVENT_STREAMS_PER_USER", 4)
 # Key for secrets stored in the database; derived from SECRET_KEY when unset (then rotating SECRET_KEY means
 # re-entering stored tokens and API keys).
 EVALHUB_SECRETS_KEY = env_str("EVALHUB_SECRETS_KEY")

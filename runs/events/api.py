@@ -7,7 +7,6 @@ client sends Last-Event-ID to get what it missed.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Generator, Iterator
 from typing import Literal
 
@@ -15,17 +14,17 @@ from django.conf import settings
 from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Field, Query, Router, Schema
 
-from evalhub.api.common import ApiError, ErrorCode, Id, invalid, responses
+from evalhub.api.common import ApiError, ErrorCode, Id, invalid, principal, responses
 from evalhub.ids import ACCEPTED, MAX_ID, parse_id
+from evalhub.slots import Slots
 from runs.events import sse
 from runs.events.stream import TYPES, EventFilter, follow, latest_id
 
 router = Router()
 
 # A stream holds a thread of the web server for as long as it is open: each process serves
-# EVALHUB_EVENT_STREAMS at once.
-_open_streams = 0
-_open_streams_lock = threading.Lock()
+# EVALHUB_EVENT_STREAMS at once, EVALHUB_EVENT_STREAMS_PER_USER of them to one user (whichever keys or pages).
+_streams = Slots()
 # A stream ends after this long; its client reconnects with Last-Event-ID and loses nothing (the threads of a web
 # server are not held for ever by clients that went away without closing).
 STREAM_SECONDS = 300.0
@@ -87,40 +86,43 @@ def events_stream(request: HttpRequest, params: Query[EventParams]) -> Streaming
     # "From now on" means from this request, not from whenever the client first reads.
     after = latest_id() if resume_from is None else resume_from
     only = EventFilter(run_ids=tuple(params.run), experiment_id=params.experiment, types=tuple(params.type))
-    if not _stream_slot_taken():
-        raise ApiError(
-            ErrorCode.RATE_LIMIT_EXCEEDED,
-            f"This server process already serves {settings.EVALHUB_EVENT_STREAMS} event streams "
-            "(EVALHUB_EVENT_STREAMS); close one or try again in a few seconds.",
-            {"retry_after": 5},
-        )
-    response = StreamingHttpResponse(_Stream(after, only, params.keepalive), content_type="text/event-stream")
+    user_id = int(principal(request).user.pk)
+    _take_stream_slot(user_id)
+    response = StreamingHttpResponse(_Stream(after, only, params.keepalive, user_id), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx would otherwise hold events back until its buffer fills
     return response
 
 
-def _stream_slot_taken() -> bool:
-    global _open_streams
-    with _open_streams_lock:
-        if _open_streams >= settings.EVALHUB_EVENT_STREAMS:
-            return False
-        _open_streams += 1
-        return True
-
-
-def _stream_slot_given_back() -> None:
-    global _open_streams
-    with _open_streams_lock:
-        _open_streams -= 1
+def _take_stream_slot(user_id: int) -> None:
+    """A 429 saying which limit refused the stream; pages then refresh on a timer and the CLI polls instead."""
+    refusal = _streams.take(
+        user_id, total=settings.EVALHUB_EVENT_STREAMS, per_user=settings.EVALHUB_EVENT_STREAMS_PER_USER
+    )
+    if refusal == "per_user":
+        raise ApiError(
+            ErrorCode.RATE_LIMIT_EXCEEDED,
+            f"You already have {_streams.held(user_id)} event streams open on this server process, the most one "
+            f"user may (EVALHUB_EVENT_STREAMS_PER_USER={settings.EVALHUB_EVENT_STREAMS_PER_USER}); close a page or "
+            "stream you no longer follow, or poll GET /api/v1/runs instead.",
+            {"retry_after": 5, "limit": "EVALHUB_EVENT_STREAMS_PER_USER"},
+        )
+    if refusal == "total":
+        raise ApiError(
+            ErrorCode.RATE_LIMIT_EXCEEDED,
+            f"This server process already serves {settings.EVALHUB_EVENT_STREAMS} event streams "
+            "(EVALHUB_EVENT_STREAMS); try again in a few seconds, or poll GET /api/v1/runs instead.",
+            {"retry_after": 5, "limit": "EVALHUB_EVENT_STREAMS"},
+        )
 
 
 class _Stream:
     """The frames of one stream. The WSGI server closes it when the client goes or the stream ends, even before
     the first frame, and only then is its slot given back (a generator's `finally` would not run if unstarted)."""
 
-    def __init__(self, after: int, only: EventFilter, keepalive: float) -> None:
+    def __init__(self, after: int, only: EventFilter, keepalive: float, user_id: int) -> None:
         self._frames = _frames(after, only, keepalive)
+        self._user_id = user_id
         self._closed = False
 
     def __iter__(self) -> Iterator[str]:
@@ -133,7 +135,7 @@ class _Stream:
         if not self._closed:
             self._closed = True
             self._frames.close()
-            _stream_slot_given_back()
+            _streams.give_back(self._user_id)
 
 
 def _frames(after: int, only: EventFilter, keepalive: float) -> Generator[str, None, None]:

@@ -222,9 +222,32 @@ class EventStreamTests:
 
         refused = client.get(URL)
         error = assert_error(refused, 429, "RATE_LIMIT_EXCEEDED")
-        assert "EVALHUB_EVENT_STREAMS" in error["message"]
+        assert "EVALHUB_EVENT_STREAMS)" in error["message"]
+        assert error["details"] == {"retry_after": 5, "limit": "EVALHUB_EVENT_STREAMS"}
 
         close_like_a_server(first)
         again = client.get(URL)
         assert again.status_code == 200
         close_like_a_server(again)
+
+    @override_settings(EVALHUB_EVENT_STREAMS=3, EVALHUB_EVENT_STREAMS_PER_USER=2)
+    def test_one_user_holds_only_her_share_of_the_streams_whatever_keys_she_uses(
+        self, alice: User, bob: User, make_client: KeyClient, alice_client: Client
+    ) -> None:
+        first = make_client(alice, "evaluate:read").get(URL)
+        second = make_client(alice, "evaluate:read").get(URL)
+        assert (first.status_code, second.status_code) == (200, 200)
+
+        # A third key of hers, or her browser session, is refused; the process still has a stream for bob.
+        for refused in (make_client(alice, "evaluate:read").get(URL), alice_client.get(URL)):
+            error = assert_error(refused, 429, "RATE_LIMIT_EXCEEDED")
+            assert "You already have 2 event streams open" in error["message"]
+            assert error["details"] == {"retry_after": 5, "limit": "EVALHUB_EVENT_STREAMS_PER_USER"}
+        bobs = make_client(bob, "evaluate:read").get(URL)
+        assert bobs.status_code == 200
+
+        close_like_a_server(first)
+        again = alice_client.get(URL)
+        assert again.status_code == 200
+        for response in (second, bobs, again):
+            close_like_a_server(response)
