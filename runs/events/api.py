@@ -48,6 +48,7 @@ EVENTS_OPENAPI = {
 class EventParams(Schema):
     run: list[Id] = Field([], max_length=500, description="Only events of these runs (repeat the parameter).")
     experiment: Id | None = Field(None, description="Only events of this experiment and its runs.")
+    scenario: Id | None = Field(None, description="Only events of this scenario's runs (new ones included).")
     type: list[EventType] = Field([], description="Only these event types (repeat the parameter).")
     after: int | None = Field(
         None,
@@ -85,7 +86,12 @@ def events_stream(request: HttpRequest, params: Query[EventParams]) -> Streaming
     resume_from = _resume_from(request, params)
     # "From now on" means from this request, not from whenever the client first reads.
     after = latest_id() if resume_from is None else resume_from
-    only = EventFilter(run_ids=tuple(params.run), experiment_id=params.experiment, types=tuple(params.type))
+    only = EventFilter(
+        run_ids=tuple(params.run),
+        experiment_id=params.experiment,
+        types=tuple(params.type),
+        scenario_id=params.scenario,
+    )
     user_id = int(principal(request).user.pk)
     _take_stream_slot(user_id)
     response = StreamingHttpResponse(_Stream(after, only, params.keepalive, user_id), content_type="text/event-stream")

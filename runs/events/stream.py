@@ -25,6 +25,18 @@ TYPES = (
     "experiment.progress",
     "quota.changed",
 )
+# What a list of runs follows (the Runs, Scenarios and scenario pages): runs appearing, starting and ending, not
+# their steps. Always, not only while a listed run is under way: a run started elsewhere (CLI, API, another tab)
+# appears by itself.
+LIST_TYPES = ("run.queued", "run.started", "run.finished", "run.scored")
+
+
+def list_events_query(*, scenario_id: int | None = None) -> str:
+    """The GET /api/v1/events query a live list of runs follows (static/js/live.js)."""
+    query = "&".join(f"type={kind}" for kind in LIST_TYPES)
+    return query + (f"&scenario={scenario_id}" if scenario_id is not None else "")
+
+
 # Sent, without an id, to a client resuming from an event older than those still kept: it missed some.
 GAP = "stream.gap"
 POLL_SECONDS = 0.2
@@ -35,11 +47,13 @@ BATCH = 500
 
 @dataclass(frozen=True)
 class EventFilter:
-    """Which events a follower wants: of these runs, of this experiment, of these types (empty: any)."""
+    """Which events a follower wants: of these runs, of this experiment, of this scenario's runs, of these types
+    (empty: any)."""
 
     run_ids: tuple[int, ...] = ()
     experiment_id: int | None = None
     types: tuple[str, ...] = ()
+    scenario_id: int | None = None
 
     def apply(self, events: QuerySet[RunEvent]) -> QuerySet[RunEvent]:
         if self.run_ids:
@@ -48,6 +62,9 @@ class EventFilter:
             events = events.filter(experiment_id=self.experiment_id)
         if self.types:
             events = events.filter(type__in=self.types)
+        if self.scenario_id is not None:
+            # Every run event names its scenario (runs.events.publish); the ids around it bound the scan.
+            events = events.filter(data__scenario_id=self.scenario_id)
         return events
 
 

@@ -124,6 +124,19 @@ class EventStreamTests:
         assert [e.type for e in reader_of(client, "after=0&type=quota.changed").take(1)] == ["quota.changed"]
         assert reader_of(client, "after=0&run=1&type=run.step").quiet_for(keepalives=2) == []
 
+    def test_a_scenario_filter_picks_the_events_of_its_runs_new_ones_included(
+        self, alice: User, make_client: KeyClient, reader_of
+    ) -> None:
+        rows = [
+            RunEvent(type="run.queued", run_id=run_id, data={"run_id": run_id, "scenario_id": scenario_id})
+            for run_id, scenario_id in [(1, 7), (2, 8), (3, 7)]
+        ]
+        publish(rows)
+
+        got = reader_of(make_client(alice, "evaluate:read"), "after=0&scenario=7").take(2)
+
+        assert [e.data["run_id"] for e in got] == [1, 3]
+
     def test_without_a_starting_point_only_new_events_arrive_live(
         self, alice: User, make_client: KeyClient, reader_of
     ) -> None:
