@@ -237,8 +237,9 @@ EVALHUB_API_RATE_LIMIT = env_int("EVALHUB_API_RATE_LIMIT", 600)
 # and updating live: the call goes on in the background (evalhub/background.py) while the web process serves others.
 EVALHUB_WEB_WAIT_SECONDS = env_int("EVALHUB_WEB_WAIT_SECONDS", 3)
 # The live event stream (GET /api/v1/events): how many recent events are kept for clients resuming with
-# Last-Event-ID, and how many streams one web process serves at once (each holds a thread and a database
-# connection while it is open; run the WSGI server with at least this many threads, see README), and how many of
+# Last-Event-ID, and how many streams one web process serves at once (each holds a thread while it is open; run the
+# WSGI server with at least this many threads, see README; one thread per process reads the table for all of them:
+# runs/events/tail.py), and how many of
 # those one user may hold (so one script or a dozen open tabs cannot take them all).
 EVALHUB_EVENTS_KEPT = env_int("EVALHUB_EVENTS_KEPT", 10_000)
 EVALHUB_EVENT_STREAMS = env_int("EVALHUB_EVENT_STREAMS", 16)

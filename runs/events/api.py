@@ -18,7 +18,8 @@ from evalhub.api.common import ApiError, ErrorCode, Id, invalid, principal, resp
 from evalhub.ids import ACCEPTED, MAX_ID, parse_id
 from evalhub.slots import Slots
 from runs.events import sse
-from runs.events.stream import TYPES, EventFilter, follow, latest_id
+from runs.events.stream import TYPES, EventFilter, follow
+from runs.events.tail import latest_id
 
 router = Router()
 

@@ -1,8 +1,8 @@
 """Following the events table: what GET /api/v1/events streams and what `manage.py evalhub run` waits on locally.
 
-A follower reads the ids written after the last one it handed out a few times a second (one index range scan),
-hands them out in id order without skipping one still being written (sse.GapWatch), and yields None when it has
-had nothing to say for `keepalive` seconds, so its consumer can check on other things.
+A follower catches up from the table to where the process's one tail of it is (runs.events.tail), then takes what
+the tail reads as it is written, in id order, filtered here; it yields None when it has had nothing to say for
+`keepalive` seconds, so its consumer can check on other things.
 """
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from django.db.models import Max, Min, QuerySet
-
 from runs.events.models import RunEvent
-from runs.events.sse import Event, GapWatch
+from runs.events.sse import Event
+from runs.events.tail import TAIL, Row, latest_id, rows
 
 TYPES = (
     "run.queued",
@@ -39,10 +38,6 @@ def list_events_query(*, scenario_id: int | None = None) -> str:
 
 # Sent, without an id, to a client resuming from an event older than those still kept: it missed some.
 GAP = "stream.gap"
-POLL_SECONDS = 0.2
-# How long a hole in the ids may be a row still being committed (sse.GapWatch).
-HOLE_WAIT_SECONDS = 1.0
-BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -55,21 +50,14 @@ class EventFilter:
     types: tuple[str, ...] = ()
     scenario_id: int | None = None
 
-    def apply(self, events: QuerySet[RunEvent]) -> QuerySet[RunEvent]:
-        if self.run_ids:
-            events = events.filter(run_id__in=self.run_ids)
-        if self.experiment_id is not None:
-            events = events.filter(experiment_id=self.experiment_id)
-        if self.types:
-            events = events.filter(type__in=self.types)
-        if self.scenario_id is not None:
-            # Every run event names its scenario (runs.events.publish); the ids around it bound the scan.
-            events = events.filter(data__scenario_id=self.scenario_id)
-        return events
-
-
-def latest_id() -> int:
-    return RunEvent.objects.aggregate(latest=Max("pk"))["latest"] or 0
+    def matches(self, row: Row) -> bool:
+        return (
+            (not self.run_ids or row.run_id in self.run_ids)
+            and (self.experiment_id is None or row.experiment_id == self.experiment_id)
+            and (not self.types or row.event.type in self.types)
+            # Every run event names its scenario (runs.events.publish).
+            and (self.scenario_id is None or row.event.data.get("scenario_id") == self.scenario_id)
+        )
 
 
 def follow(
@@ -79,13 +67,12 @@ def follow(
     keepalive: float,
     lifetime: float | None = None,
     clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], None] = time.sleep,
 ) -> Iterator[Event | None]:
     """The events after id `after` (None: from now on) that `only` selects, as they are written; None after each
     `keepalive` seconds without one. Ends after `lifetime` seconds (None: when the consumer stops)."""
     latest = latest_id()
     after = latest if after is None else after
-    oldest = RunEvent.objects.aggregate(oldest=Min("pk"))["oldest"]
+    oldest = RunEvent.objects.order_by("pk").values_list("pk", flat=True).first()
     if oldest is not None and after < oldest - 1:
         if after:  # 0 asks for everything kept: nothing was missed
             yield Event(
@@ -105,18 +92,33 @@ def follow(
             },
         )
         after = latest
-    watch = GapWatch(after, HOLE_WAIT_SECONDS)
     began = said = clock()
-    while lifetime is None or clock() - began < lifetime:
-        new_ids = list(RunEvent.objects.filter(pk__gt=watch.last).order_by("pk").values_list("pk", flat=True)[:BATCH])
-        start = watch.last
-        if watch.release(new_ids, clock()):
-            for row in only.apply(RunEvent.objects.filter(pk__gt=start, pk__lte=watch.last)).order_by("pk"):
-                yield Event(row.pk, row.type, row.data)
-                said = clock()
-            if len(new_ids) == BATCH and watch.last == new_ids[-1]:
-                continue  # more are waiting: no pause
-        if clock() - said >= keepalive:
-            yield None
-            said = clock()
-        sleep(POLL_SECONDS)
+
+    def time_left() -> float:
+        return float("inf") if lifetime is None else lifetime - (clock() - began)
+
+    while time_left() > 0:
+        subscription = TAIL.subscribe(after)
+        try:
+            # Catch up from the table up to where the tail was when this subscribed; the tail hands out the rest.
+            while after < subscription.boundary:
+                caught_up = rows(after, subscription.boundary)
+                for row in caught_up:
+                    if only.matches(row):
+                        yield row.event
+                        said = clock()
+                after = caught_up[-1].id if caught_up else subscription.boundary
+            while not subscription.overflowed and time_left() > 0:
+                batch = subscription.get(timeout=min(keepalive - (clock() - said), time_left()))
+                for row in batch or []:
+                    if row.id <= after:
+                        continue  # read from the table while catching up
+                    after = row.id
+                    if only.matches(row):
+                        yield row.event
+                        said = clock()
+                if clock() - said >= keepalive:
+                    yield None
+                    said = clock()
+        finally:
+            TAIL.unsubscribe(subscription)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 
@@ -13,6 +14,7 @@ from django.http import StreamingHttpResponse
 from django.test import Client, override_settings
 
 from evalhub.ids import MAX_ID
+from runs.events import tail
 from runs.events.models import RunEvent
 from runs.events.publish import PRUNE_EVERY, publish
 from runs.events.sse import Event, parse
@@ -89,6 +91,9 @@ def reader_of() -> Iterator[object]:
         close_like_a_server(response)
 
 
+# Committed rows, as in production: a stream's events come from the process's tail thread (runs/events/tail.py),
+# whose own connection would not see rows inside a test's transaction.
+@pytest.mark.django_db(transaction=True)
 class EventStreamTests:
     def test_without_credentials_the_stream_answers_401(self, db: None) -> None:
         response = Client().get(URL)
@@ -264,3 +269,35 @@ class EventStreamTests:
         assert again.status_code == 200
         for response in (second, bobs, again):
             close_like_a_server(response)
+
+    def test_open_streams_share_one_tail_and_each_gets_its_events_live(
+        self, alice: User, make_client: KeyClient, reader_of
+    ) -> None:
+        # One thread per process reads the table for every open stream (runs/events/tail.py; issue 30).
+        client = make_client(alice, "evaluate:read")
+        readers = [reader_of(client, "run=1"), reader_of(client, "run=2"), reader_of(client)]
+        for reader in readers:
+            assert reader.quiet_for(keepalives=2) == []  # "connected", then the follower's own keepalive
+
+        tails = [thread for thread in threading.enumerate() if thread.name == "evalhub-events-tail"]
+        first, second = events(("run.step", 1), ("run.step", 2))
+
+        assert len(tails) == 1
+        assert [e.id for e in readers[0].take(1)] == [first]
+        assert [e.id for e in readers[1].take(1)] == [second]
+        assert [e.id for e in readers[2].take(2)] == [first, second]
+
+    def test_a_stream_that_stopped_reading_catches_up_from_the_table_losing_nothing(
+        self, alice: User, make_client: KeyClient, reader_of, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(tail, "QUEUE_BATCHES", 2)
+        reader = reader_of(make_client(alice, "evaluate:read"))
+        assert reader.quiet_for(keepalives=2) == []
+
+        # Five looks of the tail while the client reads nothing: its queue of two batches overflows.
+        ids = []
+        for _ in range(5):
+            ids += events(("run.step", 1))
+            time.sleep(tail.POLL_SECONDS * 4)
+
+        assert [e.id for e in reader.take(5)] == ids
