@@ -24,6 +24,8 @@ logger = logging.getLogger(__name__)
 
 # One look per process, however many streams it serves: often enough that delivery waits ~25 ms on average.
 POLL_SECONDS = 0.05
+# After a failed read (the database restarting, say): a pause, so the log is not flooded meanwhile.
+ERROR_PAUSE_SECONDS = 5.0
 # How long a hole in the ids may be a row still being committed (sse.GapWatch).
 HOLE_WAIT_SECONDS = 1.0
 BATCH = 500
@@ -117,9 +119,10 @@ class Tail:
                     more = self._step(watch)
                 except Exception:
                     # A lost database connection must not end every stream: log it, reconnect on the next look.
-                    logger.exception("Reading new events failed; trying again.")
+                    logger.exception("Reading new events failed; trying again in %s s.", ERROR_PAUSE_SECONDS)
                     connection.close()
-                    more = False
+                    time.sleep(ERROR_PAUSE_SECONDS)
+                    continue
                 if not more:
                     time.sleep(POLL_SECONDS)
         finally:
