@@ -93,6 +93,14 @@ class RunListTests:
         )
         assert f'type=run.scored&amp;scenario={scenario.pk}"' in filtered
 
+    def test_with_no_runs_yet_the_page_follows_for_the_first(self, alice_client: Client, scenario: Scenario) -> None:
+        html = alice_client.get("/runs/").content.decode()
+        assert "No runs yet" in html and '<div id="runs-table" hx-get="/runs/" hx-trigger="evalhub:live"' in html
+
+        make_run(scenario)
+        fragment = alice_client.get("/runs/", HTTP_HX_REQUEST="true").content.decode()
+        assert fragment.lstrip().startswith('<div id="runs-table"') and "pass 1.00" in fragment
+
     def test_a_later_page_of_finished_runs_does_not_follow(self, alice_client: Client, scenario: Scenario) -> None:
         for _ in range(PAGE_SIZE + 1):
             make_run(scenario)
