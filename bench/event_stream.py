@@ -1,6 +1,6 @@
 """How fast the live event stream delivers, and that a client resuming with Last-Event-ID loses nothing.
 
-    .venv/bin/python bench/event_stream.py [--events 2000] [--rate 200] [--database sqlite|postgres]
+    .venv/bin/python bench/event_stream.py [--events 2000] [--rate 200] [--database sqlite|postgres] [--idle-streams 50]
 
 A fresh database (SQLite under a temporary EVALHUB_VAR_DIR, or a dropped and recreated PostgreSQL database) and a
 real web server (`manage.py runserver`, threaded, as `make run` starts it). This process writes --events run.step
@@ -10,7 +10,9 @@ GET /api/v1/events over HTTP with an API key. Printed:
 - delivery latency (event written → read by the client): p50, p95, max;
 - resume: the client drops the connection a third of the way in and reconnects with Last-Event-ID; every event
   must arrive exactly once and in order;
-- a second client following one run only: how many events it read (those of its run, no others).
+- a second client following one run only: how many events it read (those of its run, no others);
+- the web process's CPU while idle for 10 s, with no stream open and then with --idle-streams open (issue 30: 50 open
+  streams should add less than 5 % of a core).
 """
 
 from __future__ import annotations
@@ -30,6 +32,33 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PG_URL = "postgres://postgres@127.0.0.1:5432/evalhub_bench_events"
+
+
+IDLE_SECONDS = 10.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process `pid` so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def idle_cpu(pid: int) -> float:
+    """The share of one core process `pid` uses over IDLE_SECONDS."""
+    before = cpu_seconds(pid)
+    time.sleep(IDLE_SECONDS)
+    return (cpu_seconds(pid) - before) / IDLE_SECONDS
+
+
+def open_streams(url: str, key: str, count: int) -> list[httpx.Response]:
+    client = httpx.Client(headers={"Authorization": f"Bearer {key}"}, timeout=60)
+    streams = []
+    for _ in range(count):
+        answer = client.send(client.build_request("GET", f"{url}?keepalive=15"), stream=True)
+        assert answer.status_code == 200, answer.read()
+        next(answer.iter_lines())  # the stream is being served
+        streams.append(answer)
+    return streams
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -92,8 +121,10 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=2000)
     parser.add_argument("--rate", type=float, default=200.0, help="events written per second")
     parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--idle-streams", type=int, default=50, help="streams held open while the server idles")
     args = parser.parse_args()
     prepare(args.database)
+    os.environ["EVALHUB_EVENT_STREAMS"] = os.environ["EVALHUB_EVENT_STREAMS_PER_USER"] = str(args.idle_streams + 10)
     import django
 
     django.setup()
@@ -134,6 +165,12 @@ def main() -> None:
             time.sleep(max(began + (n + 1) / args.rate - time.monotonic(), 0))
         for reader in (everything, one_run):
             reader.join(60)
+        time.sleep(2)  # the readers' streams close
+        idle_alone = idle_cpu(web.pid)
+        streams = open_streams(url, key, args.idle_streams)
+        idle_streams = idle_cpu(web.pid)
+        for stream in streams:
+            stream.close()
     finally:
         web.terminate()
         web.wait(30)
@@ -155,6 +192,10 @@ def main() -> None:
     print(
         f"a client following one run: {len(mine)} events read, all of its run: {all(n % 10 == 0 for n in mine)}, "
         f"in order: {mine == sorted(mine)}"
+    )
+    print(
+        f"idle web process: {idle_alone:.1%} of a core with no stream open, {idle_streams:.1%} with "
+        f"{args.idle_streams} open ({idle_streams - idle_alone:+.1%})"
     )
     if lost or duplicated:
         raise SystemExit("events were lost or duplicated")

@@ -7,6 +7,7 @@ DATABASE_URL and CELERY_BROKER_URL switch to PostgreSQL and Redis/RabbitMQ for p
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import dj_database_url
@@ -32,6 +33,11 @@ def env_int(name: str, default: int) -> int:
         return int(value)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a whole number, got {value!r}") from None
+
+
+def names_a_pool(argv: list[str]) -> bool:
+    """Whether a command line chooses Celery's worker pool: `-P x`, `-Px`, `--pool x` or `--pool=x`."""
+    return any(arg in ("-P", "--pool") or arg.startswith(("-P", "--pool=")) for arg in argv[1:])
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -198,8 +204,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A run spends nearly all its time waiting on the model and the MCP server, so one worker process carries many at
 # once on threads (each run has its own event loop: runs/pipeline.py) rather than one per forked process. This is
-# what `celery -A evalhub worker` starts with no flags; `--pool`/`--concurrency` still override it.
-CELERY_WORKER_POOL = "threads"
+# what `celery -A evalhub worker` starts with no flags; `--pool`/`--concurrency` override it. Celery reads
+# `--pool prefork` as "no --pool given" once a pool is configured (celery.bin.worker.WorkersPool.convert) and would
+# start threads anyway, so the default is configured only when the command line names no pool.
+CELERY_WORKER_POOL = None if names_a_pool(sys.argv) else "threads"
 EVALHUB_WORKER_CONCURRENCY = env_int("EVALHUB_WORKER_CONCURRENCY", 64)
 if EVALHUB_WORKER_CONCURRENCY < 1:
     raise ImproperlyConfigured(f"EVALHUB_WORKER_CONCURRENCY must be at least 1, got {EVALHUB_WORKER_CONCURRENCY}")
@@ -235,10 +243,13 @@ EVALHUB_BACKGROUND_SLOTS_PER_USER = env_int("EVALHUB_BACKGROUND_SLOTS_PER_USER",
 # call staff's stdio servers; each call starts the command on this host). More are refused with a 429.
 EVALHUB_WEB_STDIO_PROCESSES = env_int("EVALHUB_WEB_STDIO_PROCESSES", 4)
 # The live event stream (GET /api/v1/events): how many recent events are kept for clients resuming with
-# Last-Event-ID, and how many streams one web process serves at once (each holds a thread and a database
-# connection while it is open; run the WSGI server with at least this many threads, see README).
+# Last-Event-ID, and how many streams one web process serves at once (each holds a thread while it is open; run the
+# WSGI server with at least this many threads, see README; one thread per process reads the table for all of them:
+# runs/events/tail.py), and how many of
+# those one user may hold (so one script or a dozen open tabs cannot take them all).
 EVALHUB_EVENTS_KEPT = env_int("EVALHUB_EVENTS_KEPT", 10_000)
 EVALHUB_EVENT_STREAMS = env_int("EVALHUB_EVENT_STREAMS", 16)
+EVALHUB_EVENT_STREAMS_PER_USER = env_int("EVALHUB_EVENT_STREAMS_PER_USER", 4)
 # Evals a server ships (evals/list): how many an inspection keeps per server, and how large each may be (bytes of
 # compact JSON); the rest is reported, not stored (evalhub.mcp_client.server_evals.capped).
 EVALHUB_SHIPPED_EVALS_MAX = env_int("EVALHUB_SHIPPED_EVALS_MAX", 500)

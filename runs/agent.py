@@ -17,7 +17,7 @@ from evalhub.model_client.client import ProviderClient
 from evalhub.model_client.results import ToolCall
 from runs.budgets import Budgets
 from runs.code_mode import DIRECT
-from runs.code_mode.dispatch import offered_tools, perform
+from runs.code_mode.dispatch import calls_counted, offered_tools, perform
 from runs.models import Run
 from runs.record_limits import MODEL_MESSAGE_BYTES, TOOL_CONTENT_TO_MODEL_BYTES, cap_text
 from runs.recorder import Recorder
@@ -68,7 +68,7 @@ async def run_agent(
     With `follow_ups`, an answer is the end of a user turn, not of the run: the next user message is sent, and
     max_turns, max_tool_calls and the budgets count over the whole conversation."""
     by_name = {tool["name"]: tool for tool in tools}
-    offered = [openai_tool(tool) for tool in offered_tools(task.tool_mode, tools)]
+    offered = [openai_tool(tool) for tool in offered_tools(task.tool_mode, tools, max_tool_calls=task.max_tool_calls)]
     messages = opening_messages(task)
     calls_made = 0
 
@@ -94,9 +94,16 @@ async def run_agent(
         for call in result.tool_calls:
             if calls_made >= task.max_tool_calls:
                 return Run.StopReason.MAX_TOOL_CALLS
-            calls_made += 1
             await recorder.entering(f"tool call {call.name}")
-            record = await perform(task.tool_mode, call, tools=by_name, conn=conn, call_tool=call_tool)
+            record = await perform(
+                task.tool_mode,
+                call,
+                tools=by_name,
+                conn=conn,
+                call_tool=call_tool,
+                calls_left=task.max_tool_calls - calls_made,
+            )
+            calls_made += calls_counted(task.tool_mode, record)
             await recorder.tool_called(record)
             content = cap_text(as_model_content(record["result"]), TOOL_CONTENT_TO_MODEL_BYTES).value
             messages.append({"role": "tool", "tool_call_id": call.id, "content": content})

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.http import QueryDict
 from django.utils import timezone
 
+from evalhub.ids import parse_id
 from evalhub.scenarios.models import Scenario
 from runs.models import Run
 
@@ -67,10 +68,10 @@ class RunFilters:
         return any(getattr(self, name) for name in self.__dataclass_fields__)
 
     def apply(self, runs: QuerySet[Run]) -> QuerySet[Run]:
-        if self.scenario.isdigit():
-            runs = runs.filter(scenario_id=int(self.scenario))
-        if self.cell.isdigit():
-            runs = runs.filter(cell_id=int(self.cell))
+        if (scenario_id := parse_id(self.scenario)) is not None:
+            runs = runs.filter(scenario_id=scenario_id)
+        if (cell_id := parse_id(self.cell)) is not None:
+            runs = runs.filter(cell_id=cell_id)
         if self.status in Run.Status.values:
             runs = runs.filter(status=self.status)
         if self.passed in ("yes", "no"):

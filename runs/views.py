@@ -9,9 +9,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from evalhub.htmx import HtmxHttpRequest
+from evalhub.ids import parse_id
 from evalhub.permissions import require_change
 from evalhub.scenarios.models import Scenario, Tag
 from runs.costs import with_judge_cost
+from runs.events.stream import list_events_query
 from runs.filters import RunFilters, models_used
 from runs.heartbeat import runs_reap_stale
 from runs.inspector.story import build_story, timeline
@@ -49,7 +51,10 @@ def run_list(request: HtmxHttpRequest) -> HttpResponse:
         "page": page,
         "filters": filters,
         "query": query.urlencode(),
-        "polling": any(not run.is_finished for run in page),
+        # Page 1 shows new runs as they come; a later page follows only while one of its runs is under way.
+        "live_events": list_events_query(scenario_id=parse_id(filters.scenario))
+        if page.number == 1 or any(not run.is_finished for run in page)
+        else "",
         "has_runs": filters.active or page.paginator.count > 0,
     }
     template = "runs/run_list.html"

@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from evalhub.ids import parse_id
 from evalhub.permissions import can_change, require_change
 from evalhub.scenarios.models import Scenario
 from scorers import services
@@ -29,8 +30,8 @@ def usage_context(request: HttpRequest, scorer: Scorer) -> dict[str, object]:
 @require_POST
 def scorer_attach(request: HttpRequest, scorer_id: int) -> HttpResponse:
     scorer = get_object_or_404(Scorer, pk=scorer_id)
-    scenario_id = request.POST.get("scenario_id", "")
-    scenario = Scenario.objects.filter(pk=scenario_id).first() if scenario_id.isdigit() else None
+    scenario_id = parse_id(request.POST.get("scenario_id", ""))
+    scenario = Scenario.objects.filter(pk=scenario_id).first() if scenario_id is not None else None
     if scenario is None:
         messages.error(request, "Choose a scenario to attach the scorer to (it may have been deleted).")
         return redirect("scorers:edit", scorer_id=scorer.pk)

@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evalhub.htmx import HtmxHttpRequest
+from evalhub.ids import parse_id
 from evalhub.permissions import require_change
 from evalhub.servers.models import McpServer
 from runs.models import Run
@@ -124,4 +125,4 @@ def scorer_generate(request: HtmxHttpRequest) -> HttpResponse:
 
 def _id(value: str | None) -> int:
     """A posted id, or 0 (which matches nothing) when it is missing or not a number."""
-    return int(value) if value and value.isdigit() and len(value) < 19 else 0
+    return parse_id(value or "") or 0

@@ -63,11 +63,12 @@ def bob_client(bob: User) -> Client:
     return client
 
 
-def start_worker(log_path: Path) -> subprocess.Popen[bytes]:
+def start_worker(log_path: Path, *flags: str) -> subprocess.Popen[bytes]:
     """A real Celery worker process on the configured broker and the test database, logging to `log_path`.
 
     Every worker of a session has the same name, as a worker restarted on the same machine has. Its pool is the
-    default (threads, EVALHUB_WORKER_CONCURRENCY at once), as `celery -A evalhub worker` starts it.
+    default (threads, EVALHUB_WORKER_CONCURRENCY at once), as `celery -A evalhub worker` starts it, unless `flags`
+    say otherwise.
     """
     with log_path.open("wb") as log:
         return subprocess.Popen(
@@ -85,6 +86,7 @@ def start_worker(log_path: Path) -> subprocess.Popen[bytes]:
                 TEST_QUEUE,
                 "-n",
                 f"{TEST_QUEUE}@%h",
+                *flags,
             ],
             cwd=PROJECT_DIR,
             env=child_env(EVALHUB_CELERY_QUEUE=TEST_QUEUE),

@@ -19,6 +19,7 @@ from ninja import Field, Schema
 from pydantic import BeforeValidator
 
 from evalhub.api_keys.models import ApiKey
+from evalhub.ids import MAX_ID
 
 
 class ErrorCode(StrEnum):
@@ -167,10 +168,6 @@ def require_admin(request: HttpRequest, action: str) -> None:
         )
 
 
-# Ids of records: positive 64-bit integers. Larger ones would overflow the database's integer, not just miss.
-MAX_ID = 2**63 - 1
-
-
 def _not_a_boolean(value: Any) -> Any:
     # pydantic reads JSON true/false as 1/0 for an int; `"server_id": true` must not pick record 1.
     if isinstance(value, bool):
@@ -178,6 +175,7 @@ def _not_a_boolean(value: Any) -> Any:
     return value
 
 
+# Ids of records: positive 64-bit integers. Larger ones would overflow the database's integer, not just miss.
 Id = Annotated[int, BeforeValidator(_not_a_boolean), Field(ge=1, le=MAX_ID)]
 
 

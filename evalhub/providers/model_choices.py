@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evalhub.ids import parse_id
 from evalhub.providers.models import Provider, ensure_builtin_providers
 
 Choice = tuple[str, str]
@@ -40,7 +41,8 @@ def model_value(provider: Provider, model: str) -> str:
 def parse_model_value(value: str) -> tuple[Provider, str]:
     """The provider and model a choice names; ValueError with a clear message when it names none."""
     provider_id, _, model = value.partition(":")
-    provider = Provider.objects.filter(pk=provider_id).first() if provider_id.isdigit() else None
+    provider_pk = parse_id(provider_id)
+    provider = Provider.objects.filter(pk=provider_pk).first() if provider_pk is not None else None
     if provider is None or not model:
         raise ValueError("Choose a model from the list (its provider may have been deleted).")
     return provider, model

@@ -19,6 +19,7 @@ from evalhub.server_evals.services import SideEffectsUnacknowledged
 from evalhub.servers.models import McpServer
 from runs.charts import score_history_chart
 from runs.costs import with_judge_cost
+from runs.events.stream import list_events_query
 from runs.heartbeat import runs_reap_stale
 from runs.models import Run
 from runs.quota import QuotaExceeded
@@ -52,13 +53,14 @@ def scenario_list(request: HttpRequest) -> HttpResponse:
         "scenarios": scenarios,
         "tags": Tag.objects.filter(scenarios__isnull=False).distinct(),
         "has_servers": McpServer.objects.exists(),
+        "live_events": list_events_query(),
     }
     return render(request, "evalhub/scenario_list.html", context)
 
 
 @require_GET
 def scenario_last_score(request: HttpRequest, scenario_id: int) -> HttpResponse:
-    """The "Last score" cell of one scenario, which polls here while one of its runs is under way."""
+    """The "Last score" cell of one scenario, refreshed as the scenario's runs are queued, start and end."""
     runs_reap_stale()
     scenario = get_object_or_404(_with_last_run(Scenario.objects.all()), pk=scenario_id)
     return render(request, "evalhub/_scenario_last_score.html", {"scenario": scenario})
@@ -127,7 +129,7 @@ def scenario_detail(request: HtmxHttpRequest, scenario_id: int) -> HttpResponse:
         "scenario": scenario,
         "recent_runs": recent[:10],
         "chart": score_history_chart(recent[::-1], threshold=scenario.pass_threshold),
-        "polling": any(not run.is_finished for run in recent[:10]),
+        "live_events": list_events_query(scenario_id=scenario.pk),
     }
     template = "evalhub/scenario_detail.html"
     if request.htmx:

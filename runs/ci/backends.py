@@ -32,6 +32,10 @@ from runs.quota import QuotaExceeded
 from runs.reports.records import record_queryset, run_record, run_summary, summary_queryset
 from runs.services import runs_start_many
 
+logger = logging.getLogger(__name__)
+# After the server refuses an event stream (429: its streams are all taken), how long to poll before asking again.
+STREAM_RETRY_SECONDS = 60.0
+
 
 class InfraError(Exception):
     """Something other than a run's quality stopped the evaluation (exit code 2): the message says what."""
@@ -224,25 +228,37 @@ class RemoteBackend:
         failures = 0
         while True:
             headers = {"Last-Event-ID": str(last)} if last is not None else {}
+            refused = ""
             try:
                 timeout = httpx.Timeout(30.0, read=keepalive * 3 + 10)
                 with self.client.stream("GET", "/events", params=params, headers=headers, timeout=timeout) as answer:
                     if not answer.is_success:
                         answer.read()
-                        message = _error(answer).get("message") or f"HTTP {answer.status_code}"
-                        raise InfraError(f"EvalHub at {self.where} refused its event stream: {message}")
-                    failures = 0
-                    for item in sse.parse(answer.iter_lines()):
-                        if item is not None and item.id is not None:
-                            last = item.id
-                        if item is None or not only.run_ids or item.data.get("run_id") in only.run_ids:
-                            yield item
+                        refused = _error(answer).get("message") or f"HTTP {answer.status_code}"
+                        if answer.status_code != 429:
+                            raise InfraError(f"EvalHub at {self.where} refused its event stream: {refused}")
+                    else:
+                        failures = 0
+                        for item in sse.parse(answer.iter_lines()):
+                            if item is not None and item.id is not None:
+                                last = item.id
+                            if item is None or not only.run_ids or item.data.get("run_id") in only.run_ids:
+                                yield item
             except httpx.HTTPError as exc:
                 failures += 1
                 if failures > 5:
                     raise InfraError(f"Lost the event stream of EvalHub at {self.where}: {exc}.") from None
                 time.sleep(min(2**failures, 30))
                 yield None
+            if refused:
+                # No stream to spare (a limit of that server, not a verdict on the runs): each None makes the
+                # waiting loop re-read the runs, so it polls, and asks for the stream again a minute later.
+                logger.warning(
+                    "%s refused an event stream: %s Polling every %.1f s instead.", self.where, refused, keepalive
+                )
+                for _ in range(max(int(STREAM_RETRY_SECONDS / keepalive), 1)):
+                    time.sleep(keepalive)
+                    yield None
 
     def worker_last_seen(self) -> datetime | None:
         seen = (self._call("GET", "/health").get("worker") or {}).get("last_seen")

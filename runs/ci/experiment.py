@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from django.utils import timezone
 
+from evalhub.ids import ACCEPTED, parse_id
 from runs.ci.backends import Backend, InfraError
 from runs.ci.runner import EXIT_FAILED, EXIT_INFRA, EXIT_PASSED, Options
 from runs.events.stream import EventFilter
@@ -57,9 +58,12 @@ def _body(backend: Backend, options: Options, experiment: ExperimentOptions) -> 
             raise InfraError("--baseline pinned needs exactly one --tag: baselines are pinned per tag.")
         body["baseline_id"] = "pinned"
     elif experiment.baseline:
-        if not experiment.baseline.isdigit():
-            raise InfraError(f"--baseline takes 'pinned' or an experiment id, not {experiment.baseline!r}.")
-        body["baseline_id"] = int(experiment.baseline)
+        baseline_id = parse_id(experiment.baseline)
+        if baseline_id is None:
+            raise InfraError(
+                f"--baseline takes 'pinned' or an experiment id ({ACCEPTED}), not {experiment.baseline!r}."
+            )
+        body["baseline_id"] = baseline_id
     return body
 
 

@@ -1,4 +1,11 @@
-"""Where the agent loop meets code mode: which tools the model is offered, and who answers its calls."""
+"""Where the agent loop meets code mode: which tools the model is offered, who answers its calls, and how many
+tool calls each counts for against the run's `max_tool_calls`.
+
+The budget counts the server's real tool calls: in code mode those a `run_code` program makes (up to 20 per
+execution), not the `run_code` call itself, so code mode cannot make 20 times the calls direct mode may. A program
+is given only what is left of the budget; a `run_code` whose program calls nothing counts for nothing (`max_turns`
+still bounds the model's turns).
+"""
 
 from __future__ import annotations
 
@@ -11,17 +18,33 @@ from runs.code_mode.execute import MAX_TOOL_CALLS_PER_EXECUTION, CallTool, execu
 from runs.code_mode.typed_api import RUN_CODE, run_code_tool
 
 
-def offered_tools(mode: str, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def offered_tools(mode: str, tools: list[dict[str, Any]], *, max_tool_calls: int) -> list[dict[str, Any]]:
     """The tools the model sees: the server's own, or in code mode only `run_code`."""
-    return [run_code_tool(tools, max_calls=MAX_TOOL_CALLS_PER_EXECUTION)] if mode == CODE else tools
+    if mode != CODE:
+        return tools
+    return [run_code_tool(tools, max_calls=min(MAX_TOOL_CALLS_PER_EXECUTION, max_tool_calls))]
 
 
 async def perform(
-    mode: str, call: ToolCall, *, tools: dict[str, dict[str, Any]], conn: Connection, call_tool: CallTool
+    mode: str,
+    call: ToolCall,
+    *,
+    tools: dict[str, dict[str, Any]],
+    conn: Connection,
+    call_tool: CallTool,
+    calls_left: int,
 ) -> dict[str, Any]:
     """Answer one tool call of the model. In code mode only `run_code` exists: any other name is unknown."""
     if mode != CODE:
         return await call_tool(call, tools.get(call.name), conn)
     if call.name == RUN_CODE and call.arguments is not None:
-        return await execute_run_code(call, tools=tools, conn=conn, call_tool=call_tool)
+        max_calls = min(MAX_TOOL_CALLS_PER_EXECUTION, calls_left)
+        return await execute_run_code(call, tools=tools, conn=conn, call_tool=call_tool, max_calls=max_calls)
     return await call_tool(call, None, conn)
+
+
+def calls_counted(mode: str, record: dict[str, Any]) -> int:
+    """How many of the run's `max_tool_calls` the answered call `record` used (see the module docstring)."""
+    if mode == CODE and record["toolName"] == RUN_CODE:
+        return len(record["nestedCalls"])
+    return 1

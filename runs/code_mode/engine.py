@@ -132,8 +132,8 @@ class _Mailbox:
         """(True, the value as JSON) or (False, an error message) for one call."""
         if self.calls >= self.max_calls:
             return False, (
-                f"tools.{name}: tool call limit reached — a run_code execution may make at most {self.max_calls} "
-                "tool calls."
+                f"tools.{name}: tool call limit reached — this run_code execution may make at most {self.max_calls} "
+                "tool calls (every one counts against the run's max_tool_calls)."
             )
         try:
             args = json.loads(args_json)

@@ -34,9 +34,15 @@ CallTool = Callable[[ToolCall, "dict[str, Any] | None", Connection], Awaitable[d
 
 
 async def execute_run_code(
-    call: ToolCall, *, tools: dict[str, dict[str, Any]], conn: Connection, call_tool: CallTool
+    call: ToolCall,
+    *,
+    tools: dict[str, dict[str, Any]],
+    conn: Connection,
+    call_tool: CallTool,
+    max_calls: int = MAX_TOOL_CALLS_PER_EXECUTION,
 ) -> dict[str, Any]:
-    """Run the program of one `run_code` call and return its record (see runs/code_mode/__init__.py)."""
+    """Run the program of one `run_code` call, letting it make at most `max_calls` tool calls, and return its
+    record (see runs/code_mode/__init__.py)."""
     timestamp = int(time.time() * 1000)
     started = time.perf_counter()
     code = (call.arguments or {}).get("code")
@@ -57,7 +63,7 @@ async def execute_run_code(
             lambda: run_program(
                 code,
                 tool_names=list(tools),
-                max_calls=MAX_TOOL_CALLS_PER_EXECUTION,
+                max_calls=max_calls,
                 answer=lambda question: anyio.from_thread.run(nested_call, question),
                 limits=RUN_CODE_LIMITS,
             ),

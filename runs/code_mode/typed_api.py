@@ -84,7 +84,8 @@ def api_text(tools: list[dict[str, Any]], *, max_calls: int) -> str:
         '`await tools.name({ ...args })` (or `tools["odd-name"](...)`). A tool with an output type resolves to '
         "its structured result; otherwise to its text (parsed when it is JSON). A tool error rejects with an Error "
         "carrying its message. Only standard JavaScript is available: no network, files, timers, require or "
-        f"import. At most {max_calls} tool calls per run.\n\n"
+        f"import. At most {max_calls} tool calls per run_code execution; each counts against the run's "
+        "tool-call limit.\n\n"
         f"declare const tools: {{\n{declarations}}};"
     )
 

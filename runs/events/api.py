@@ -7,7 +7,6 @@ client sends Last-Event-ID to get what it missed.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Generator, Iterator
 from typing import Literal
 
@@ -15,16 +14,18 @@ from django.conf import settings
 from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Field, Query, Router, Schema
 
-from evalhub.api.common import ApiError, ErrorCode, Id, invalid, responses
+from evalhub.api.common import ApiError, ErrorCode, Id, invalid, principal, responses
+from evalhub.ids import ACCEPTED, MAX_ID, parse_id
+from evalhub.slots import Slots
 from runs.events import sse
-from runs.events.stream import TYPES, EventFilter, follow, latest_id
+from runs.events.stream import TYPES, EventFilter, follow
+from runs.events.tail import latest_id
 
 router = Router()
 
 # A stream holds a thread of the web server for as long as it is open: each process serves
-# EVALHUB_EVENT_STREAMS at once.
-_open_streams = 0
-_open_streams_lock = threading.Lock()
+# EVALHUB_EVENT_STREAMS at once, EVALHUB_EVENT_STREAMS_PER_USER of them to one user (whichever keys or pages).
+_streams = Slots()
 # A stream ends after this long; its client reconnects with Last-Event-ID and loses nothing (the threads of a web
 # server are not held for ever by clients that went away without closing).
 STREAM_SECONDS = 300.0
@@ -48,12 +49,14 @@ EVENTS_OPENAPI = {
 class EventParams(Schema):
     run: list[Id] = Field([], max_length=500, description="Only events of these runs (repeat the parameter).")
     experiment: Id | None = Field(None, description="Only events of this experiment and its runs.")
+    scenario: Id | None = Field(None, description="Only events of this scenario's runs (new ones included).")
     type: list[EventType] = Field([], description="Only these event types (repeat the parameter).")
     after: int | None = Field(
         None,
         ge=0,
+        le=MAX_ID,
         description="Start after this event id (0: from the oldest kept). Last-Event-ID, when sent, wins. "
-        "Neither: from now on.",
+        "Neither: from now on. An id beyond the newest gets a `stream.gap` event, then events from now on.",
     )
     keepalive: float = Field(15.0, ge=0.5, le=60, description="Seconds between keepalive comments when idle.")
 
@@ -62,11 +65,13 @@ def _resume_from(request: HttpRequest, params: EventParams) -> int | None:
     header = request.headers.get("Last-Event-ID", "").strip()
     if not header:
         return params.after
-    if not header.isdigit():
+    resume_from = parse_id(header)
+    if resume_from is None:
         raise invalid(
-            f"Last-Event-ID must be an event id (a whole number), not {header[:40]!r}.", field="Last-Event-ID"
+            f"Last-Event-ID must be an event id ({ACCEPTED}), not {header[:40]!r}{'…' if len(header) > 40 else ''}.",
+            field="Last-Event-ID",
         )
-    return int(header)
+    return resume_from
 
 
 @router.get(
@@ -82,41 +87,49 @@ def events_stream(request: HttpRequest, params: Query[EventParams]) -> Streaming
     resume_from = _resume_from(request, params)
     # "From now on" means from this request, not from whenever the client first reads.
     after = latest_id() if resume_from is None else resume_from
-    only = EventFilter(run_ids=tuple(params.run), experiment_id=params.experiment, types=tuple(params.type))
-    if not _stream_slot_taken():
-        raise ApiError(
-            ErrorCode.RATE_LIMIT_EXCEEDED,
-            f"This server process already serves {settings.EVALHUB_EVENT_STREAMS} event streams "
-            "(EVALHUB_EVENT_STREAMS); close one or try again in a few seconds.",
-            {"retry_after": 5},
-        )
-    response = StreamingHttpResponse(_Stream(after, only, params.keepalive), content_type="text/event-stream")
+    only = EventFilter(
+        run_ids=tuple(params.run),
+        experiment_id=params.experiment,
+        types=tuple(params.type),
+        scenario_id=params.scenario,
+    )
+    user_id = int(principal(request).user.pk)
+    _take_stream_slot(user_id)
+    response = StreamingHttpResponse(_Stream(after, only, params.keepalive, user_id), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx would otherwise hold events back until its buffer fills
     return response
 
 
-def _stream_slot_taken() -> bool:
-    global _open_streams
-    with _open_streams_lock:
-        if _open_streams >= settings.EVALHUB_EVENT_STREAMS:
-            return False
-        _open_streams += 1
-        return True
-
-
-def _stream_slot_given_back() -> None:
-    global _open_streams
-    with _open_streams_lock:
-        _open_streams -= 1
+def _take_stream_slot(user_id: int) -> None:
+    """A 429 saying which limit refused the stream; pages then refresh on a timer and the CLI polls instead."""
+    refusal = _streams.take(
+        user_id, total=settings.EVALHUB_EVENT_STREAMS, per_user=settings.EVALHUB_EVENT_STREAMS_PER_USER
+    )
+    if refusal == "per_user":
+        raise ApiError(
+            ErrorCode.RATE_LIMIT_EXCEEDED,
+            f"You already have {_streams.held(user_id)} event streams open on this server process, the most one "
+            f"user may (EVALHUB_EVENT_STREAMS_PER_USER={settings.EVALHUB_EVENT_STREAMS_PER_USER}); close a page or "
+            "stream you no longer follow, or poll GET /api/v1/runs instead.",
+            {"retry_after": 5, "limit": "EVALHUB_EVENT_STREAMS_PER_USER"},
+        )
+    if refusal == "total":
+        raise ApiError(
+            ErrorCode.RATE_LIMIT_EXCEEDED,
+            f"This server process already serves {settings.EVALHUB_EVENT_STREAMS} event streams "
+            "(EVALHUB_EVENT_STREAMS); try again in a few seconds, or poll GET /api/v1/runs instead.",
+            {"retry_after": 5, "limit": "EVALHUB_EVENT_STREAMS"},
+        )
 
 
 class _Stream:
     """The frames of one stream. The WSGI server closes it when the client goes or the stream ends, even before
     the first frame, and only then is its slot given back (a generator's `finally` would not run if unstarted)."""
 
-    def __init__(self, after: int, only: EventFilter, keepalive: float) -> None:
+    def __init__(self, after: int, only: EventFilter, keepalive: float, user_id: int) -> None:
         self._frames = _frames(after, only, keepalive)
+        self._user_id = user_id
         self._closed = False
 
     def __iter__(self) -> Iterator[str]:
@@ -129,7 +142,7 @@ class _Stream:
         if not self._closed:
             self._closed = True
             self._frames.close()
-            _stream_slot_given_back()
+            _streams.give_back(self._user_id)
 
 
 def _frames(after: int, only: EventFilter, keepalive: float) -> Generator[str, None, None]:

@@ -81,7 +81,9 @@ def _prune(ids: list[int]) -> None:
 
 def _event(type_: str, data: dict[str, Any], *, run: Run | None = None, experiment_id: int | None = None) -> RunEvent:
     if run is not None:
-        data = {"run_id": run.pk, **({"experiment_id": run.experiment_id} if run.experiment_id else {}), **data}
+        # The scenario too: a list of scenarios refreshes only the row of the run's scenario.
+        ids = {"run_id": run.pk, "scenario_id": run.scenario_id}
+        data = {**ids, **({"experiment_id": run.experiment_id} if run.experiment_id else {}), **data}
         experiment_id = run.experiment_id
     return RunEvent(
         type=type_,
@@ -98,7 +100,6 @@ def runs_queued(runs: list[Run]) -> None:
         _event(
             "run.queued",
             {
-                "scenario_id": run.scenario_id,
                 "scenario_name": run.scenario.name,
                 "model": run.model,
                 "trial": run.trial,
@@ -128,6 +129,7 @@ def runs_finished(run_ids: Iterable[int], *, rescored: bool = False) -> None:
         _event("run.scored" if rescored else "run.finished", _verdict(run), run=run)
         for run in runs.only(
             "pk",
+            "scenario_id",
             "experiment_id",
             "status",
             "stop_reason",

@@ -9,6 +9,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalhub.ids import parse_id
+
 # How long a client waits before it reconnects when a stream ends (it then sends Last-Event-ID).
 RETRY_MS = 1000
 
@@ -76,7 +78,7 @@ def _event(pending: _Pending) -> Event | None:
         return None
     if not isinstance(body, dict) or not isinstance(body.get("data"), dict):
         return None
-    event_id = int(pending.id) if pending.id and pending.id.isdigit() else None
+    event_id = parse_id(pending.id) if pending.id else None
     return Event(event_id, pending.type, body["data"])
 
 

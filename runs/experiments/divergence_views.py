@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
+from evalhub.ids import parse_id
 from runs.experiments.divergence import Step, first_divergence, render_call
 from runs.models import Run
 
@@ -38,7 +39,8 @@ def run_divergence(request: HttpRequest, run_id: int) -> HttpResponse:
     candidate = get_object_or_404(Run.objects.select_related("scenario"), pk=run_id)
     wanted = request.GET.get("baseline", "")
     context: dict[str, Any] = {"section": "runs", "candidate": candidate}
-    if not wanted.isdigit():
+    baseline_id = parse_id(wanted)
+    if baseline_id is None:
         # The picker: finished runs of the same scenario, passing ones first (the usual "good" side).
         context["choices"] = (
             Run.objects.filter(scenario_id=candidate.scenario_id, status__in=Run.FINISHED)
@@ -47,7 +49,7 @@ def run_divergence(request: HttpRequest, run_id: int) -> HttpResponse:
             .order_by("-passed", "-created_at")[:PICKER_SIZE]
         )
         return render(request, "experiments/run_divergence.html", context)
-    baseline = get_object_or_404(Run.objects.select_related("scenario"), pk=int(wanted))
+    baseline = get_object_or_404(Run.objects.select_related("scenario"), pk=baseline_id)
     divergence = first_divergence(
         baseline.transcript.get("steps") or [],
         candidate.transcript.get("steps") or [],

@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evalhub.htmx import HtmxHttpRequest
+from evalhub.ids import parse_id
 from evalhub.permissions import can_pin, require_change, require_pin
 from runs.experiments.compare import CellComparison, experiment_compare
 from runs.experiments.forms import ExperimentForm
@@ -126,8 +127,8 @@ def experiment_compare_view(request: HttpRequest, experiment_id: int) -> HttpRes
     candidate = get_object_or_404(Experiment, pk=experiment_id)
     wanted = request.GET.get("baseline", "")
     baseline: Experiment | None
-    if wanted.isdigit():
-        baseline = get_object_or_404(Experiment, pk=int(wanted))
+    if (baseline_id := parse_id(wanted)) is not None:
+        baseline = get_object_or_404(Experiment, pk=baseline_id)
     else:
         baseline = candidate.baseline or (pinned_baseline(candidate.tag) if candidate.tag else None)
     choices = Experiment.objects.exclude(pk=candidate.pk).order_by("-created_at").only("pk", "name", "label")[:100]

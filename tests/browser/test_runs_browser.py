@@ -7,6 +7,8 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
+from runs.events.publish import runs_finished
+from runs.models import Run
 from runs.services import run_start
 from tests.base import make_demo_server, make_scenario
 from tests.browser.conftest import log_in, screenshot
@@ -80,5 +82,47 @@ class LiveRunPageTests:
         expect(page.locator(".turn-final")).to_be_visible(timeout=30_000)
         expect(running).to_have_count(0)
         assert page.evaluate("window.__notReloaded") is True
-        assert streams and f"run={run.pk}" in streams[0]
+        # (The Runs list the login lands on follows new runs with a stream of its own.)
+        assert any(url.endswith(f"run={run.pk}") for url in streams)
         expect(page.locator("#run-body")).not_to_have_attribute("data-live-events", f"run={run.pk}")
+
+
+@pytest.mark.browser
+class LiveListsTests:
+    def test_the_lists_show_a_run_started_elsewhere_and_its_end_without_reloading(
+        self, page: Page, live_server: LiveServer, alice: User
+    ) -> None:
+        # Issue 25, minor 2: the lists followed only the runs under way when they loaded; none is, here.
+        scenario = make_scenario(make_demo_server(), name="Elsewhere")
+        other = make_scenario(scenario.server, name="Other")  # the Runs list shows "No runs yet"
+        log_in(page, live_server)
+        paths = {
+            "runs": "/runs/",
+            "scenarios": "/scenarios/",
+            "scenario": f"/scenarios/{scenario.pk}/",
+            "other": f"/runs/?scenario={other.pk}",
+        }
+        tabs = {name: page.context.new_page() for name in paths}
+        for name, tab in tabs.items():
+            # Each stream starts where it is answered: the run below must come after that.
+            with tab.expect_response(lambda response: "/api/v1/events" in response.url):
+                tab.goto(live_server.url + paths[name])
+            tab.evaluate("window.__notReloaded = true")
+
+        run = run_start(scenario=scenario, user=alice)  # as the CLI or the API would, with no worker to take it
+
+        expect(tabs["runs"].locator(f"#run-{run.pk}")).to_have_attribute("data-status", "queued")
+        expect(tabs["scenarios"].locator(f"#last-score-{scenario.pk} .badge-active")).to_contain_text("queued")
+        expect(tabs["scenario"].locator("#scenario-runs")).to_contain_text(f"#{run.pk}")
+
+        Run.objects.filter(pk=run.pk).update(status="done", score=1.0, passed=True)
+        runs_finished([run.pk])
+
+        expect(tabs["runs"].locator(f"#run-{run.pk}")).to_have_attribute("data-status", "done")
+        expect(tabs["scenarios"].locator(f"#last-score-{scenario.pk} .badge-pass")).to_have_text("pass 1.00")
+        expect(tabs["scenario"].locator("#scenario-runs .badge-pass").first).to_have_text("pass 1.00")
+        # The list of another scenario's runs was not sent this one.
+        expect(tabs["other"].locator(f"#run-{run.pk}")).to_have_count(0)
+        for tab in tabs.values():
+            assert tab.evaluate("window.__notReloaded") is True
+        screenshot(tabs["scenarios"], "scenarios-live")

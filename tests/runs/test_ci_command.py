@@ -121,11 +121,21 @@ class CiExitCodeTests:
 @pytest.fixture
 def web(transactional_db: None) -> Iterator[str]:
     """A real EvalHub web server on the test database, for the command's --url mode."""
+    yield from web_server()
+
+
+@pytest.fixture
+def web_without_streams(transactional_db: None) -> Iterator[str]:
+    """The same, refusing every event stream as one with all its streams taken does (429)."""
+    yield from web_server(EVALHUB_EVENT_STREAMS_PER_USER="0")
+
+
+def web_server(**env: str) -> Iterator[str]:
     port = free_port()
     process = subprocess.Popen(
         [PYTHON, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
         cwd=PROJECT_DIR,
-        env=child_env(EVALHUB_CELERY_QUEUE=TEST_QUEUE),
+        env=child_env(EVALHUB_CELERY_QUEUE=TEST_QUEUE, **env),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -164,6 +174,19 @@ class CiRemoteTests:
         assert ET.parse(junit).getroot().find("testsuite/testcase") is not None
         run = Run.objects.get()
         assert run.started_by == alice
+
+    def test_refused_an_event_stream_it_polls_and_the_gate_still_passes(
+        self, worker: subprocess.Popen[bytes], web_without_streams: str, alice: User
+    ) -> None:
+        smoke(make_scenario(make_demo_server()))
+        _, key = ApiKey.issue(user=alice, name="ci", scopes=["evaluate:read", "evaluate:write"])
+
+        result = evalhub("--url", web_without_streams, "--tag", "smoke", "--wait", "--poll", "0.5", EVALHUB_API_KEY=key)
+
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "refused an event stream" in result.stderr and "EVALHUB_EVENT_STREAMS_PER_USER" in result.stderr
+        assert "Polling every 0.5 s instead" in result.stderr
+        assert Run.objects.get().status == Run.Status.DONE
 
     def test_a_bad_key_is_an_infrastructure_error(self, web: str) -> None:
         started = time.monotonic()

@@ -13,6 +13,7 @@ from django.utils import timezone
 from evalhub.scenarios.models import Scenario, Tag
 from runs.models import Run
 from runs.tasks import rescore_runs
+from runs.views import PAGE_SIZE
 from tests.base import make_demo_server, make_scenario
 
 
@@ -78,9 +79,32 @@ class RunListTests:
         assert "<html" not in html
         assert 'hx-trigger="evalhub:live"' in html and 'data-live-events="type=run.queued&amp;' in html
 
-    def test_no_polling_when_every_run_has_finished(self, alice_client: Client, scenario: Scenario) -> None:
+    def test_the_first_page_follows_new_runs_even_when_every_listed_run_has_finished(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
         make_run(scenario)
-        assert "hx-trigger" not in alice_client.get("/runs/").content.decode()
+
+        html = alice_client.get("/runs/").content.decode()
+        filtered = alice_client.get(f"/runs/?scenario={scenario.pk}").content.decode()
+
+        # A run started elsewhere (CLI, API, another tab) appears by itself (issue 25, minor 2).
+        assert (
+            'data-live-events="type=run.queued&amp;type=run.started&amp;type=run.finished&amp;type=run.scored"' in html
+        )
+        assert f'type=run.scored&amp;scenario={scenario.pk}"' in filtered
+
+    def test_with_no_runs_yet_the_page_follows_for_the_first(self, alice_client: Client, scenario: Scenario) -> None:
+        html = alice_client.get("/runs/").content.decode()
+        assert "No runs yet" in html and '<div id="runs-table" hx-get="/runs/" hx-trigger="evalhub:live"' in html
+
+        make_run(scenario)
+        fragment = alice_client.get("/runs/", HTTP_HX_REQUEST="true").content.decode()
+        assert fragment.lstrip().startswith('<div id="runs-table"') and "pass 1.00" in fragment
+
+    def test_a_later_page_of_finished_runs_does_not_follow(self, alice_client: Client, scenario: Scenario) -> None:
+        for _ in range(PAGE_SIZE + 1):
+            make_run(scenario)
+        assert "hx-trigger" not in alice_client.get("/runs/?page=2").content.decode()
 
     def test_a_page_costs_a_constant_number_of_queries(self, alice_client: Client, scenario: Scenario) -> None:
         make_run(scenario)

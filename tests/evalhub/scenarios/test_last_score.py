@@ -1,5 +1,5 @@
 """The scenario list's and page's last score while runs finish: the previous score stays, the new one replaces
-it once scored, and the cell or section polls only meanwhile."""
+it once scored, and the cell or section is refreshed by the live events of the scenario's runs (new ones too)."""
 
 from __future__ import annotations
 
@@ -37,12 +37,18 @@ class LastScoreTests:
         for html in (listed, polled):
             assert f'<a href="/runs/{done.pk}/"><span class="badge badge-fail">fail 0.50</span></a>' in html
             assert f'href="/runs/{newer.pk}/"' in html and "queued</span>" in html
-            assert f'hx-get="/scenarios/{scenario.pk}/last-score/" hx-trigger="every 2s"' in html
+            assert f'hx-get="/scenarios/{scenario.pk}/last-score/" hx-trigger="evalhub:live"' in html
+            assert "data-live-active" in html
 
         Run.objects.filter(pk=newer.pk).update(status="done", score=1.0, passed=True)
         finished = cell(alice_client, scenario)
 
-        assert "pass 1.00" in finished and "fail 0.50" not in finished and "hx-trigger" not in finished
+        assert "pass 1.00" in finished and "fail 0.50" not in finished and "data-live-active" not in finished
+        # The list follows every scenario's runs on one stream, and refreshes only the row of the event's scenario.
+        assert (
+            '<tbody id="scenario-rows" data-live-events="type=run.queued&amp;type=run.started&amp;type=run.finished'
+            '&amp;type=run.scored" data-live-each="last-score-">' in listed
+        )
 
     def test_a_latest_run_without_a_score_is_named_beside_the_last_score(
         self, alice_client: Client, scenario: Scenario
@@ -54,19 +60,19 @@ class LastScoreTests:
 
         assert "pass 1.00" in html and f'href="/runs/{failed.pk}/"' in html and 'badge-fail">error' in html
 
-    def test_the_scenario_page_polls_its_runs_only_while_one_is_under_way(
+    def test_the_scenario_page_follows_its_scenarios_runs_new_ones_too(
         self, alice_client: Client, scenario: Scenario
     ) -> None:
         Run.objects.create(scenario=scenario, model="m", status="done", score=0.5, passed=False)
-        running = Run.objects.create(scenario=scenario, model="m", status="queued")
+        following = 'hx-trigger="evalhub:live" hx-swap="outerHTML" data-live-events="type=run.queued&amp;'
 
-        fragment = alice_client.get(f"/scenarios/{scenario.pk}/", HTTP_HX_REQUEST="true").content.decode()
-        assert fragment.lstrip().startswith('<div id="scenario-runs"') and 'hx-trigger="every 2s"' in fragment
-        assert "<html" not in fragment and "fail 0.50" in fragment
-
-        Run.objects.filter(pk=running.pk).update(status="done", score=1.0, passed=True)
         page = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
-        assert 'hx-trigger="every 2s"' not in page and "pass 1.00" in page
+        assert following in page and f'&amp;type=run.scored&amp;scenario={scenario.pk}"' in page
+
+        Run.objects.create(scenario=scenario, model="m", status="done", score=1.0, passed=True)
+        fragment = alice_client.get(f"/scenarios/{scenario.pk}/", HTTP_HX_REQUEST="true").content.decode()
+        assert fragment.lstrip().startswith('<div id="scenario-runs"') and following in fragment
+        assert "<html" not in fragment and "pass 1.00" in fragment
 
     def test_recent_runs_show_the_cost_as_the_runs_list_does(self, alice_client: Client, scenario: Scenario) -> None:
         Run.objects.create(scenario=scenario, model="m", status="error", started_at=timezone.now())

@@ -161,6 +161,27 @@ class ScriptedCodeModeTests:
         assert f"at most {MAX_TOOL_CALLS_PER_EXECUTION} tool calls" in top["result"]["content"][0]["text"]
         assert len(run.all_tool_calls) == 1 + MAX_TOOL_CALLS_PER_EXECUTION
 
+    def test_max_tool_calls_counts_the_calls_programs_make_not_the_run_code_calls(
+        self, alice: User, scripted: ScriptedServer
+    ) -> None:
+        three = "for (let i = 0; i < 3; i++) await tools.get_weather({ latitude: i, longitude: 0 });"
+        scripted.script(
+            *[
+                Answer(body=completion(tool_calls=[tool_call(f"c{n}", "run_code", json.dumps({"code": three}))]))
+                for n in range(3)
+            ],
+            Answer(body=completion(content="Done.")),
+        )
+
+        run = execute(code_scenario(make_demo_server(), scripted, max_tool_calls=5), alice)
+
+        # 3 real calls, then the 2 left of the budget (the program's third is refused), then no more programs.
+        assert [len(top["nestedCalls"]) for top in run.tool_calls] == [3, 2]
+        refused = run.tool_calls[1]["result"]["content"][0]["text"]
+        assert "may make at most 2 tool calls" in refused and "max_tool_calls" in refused
+        assert run.stop_reason == "max_tool_calls"
+        assert [call["toolName"] for call in run.all_tool_calls].count("get_weather") == 5
+
     def test_a_second_server_whose_output_breaks_its_schema_is_recorded_on_the_nested_call(
         self, alice: User, scripted: ScriptedServer
     ) -> None:

@@ -44,7 +44,7 @@ class TypedApiTests:
             "  }>;\n"
             "};"
         )
-        assert "At most 7 tool calls per run." in text
+        assert "At most 7 tool calls per run_code execution; each counts against the run's tool-call limit." in text
 
     def test_odd_tool_names_use_bracket_access_and_a_tool_without_schemas_is_unknown(self) -> None:
         text = api_text([{"name": "fetch-page.v2", "inputSchema": {"type": "object"}}], max_calls=1)

@@ -39,6 +39,8 @@ class PublishedEventTests:
         queued, started, model, tool, answer, finished = (data for _, data in events)
         assert queued["scenario_name"] == "Weather in Paris" and queued["model"] == "evalhub-offline"
         assert started["run_id"] == run.pk and started["queued_ms"] >= 0 and started["worker"] == "unknown"
+        # Every event of a run names its scenario: a scenario's pages follow its runs, new ones too.
+        assert {data["scenario_id"] for _, data in events} == {run.scenario_id}
         assert (model["kind"], model["step"], model["tool_calls"]) == ("model", 1, ["get_weather"])
         assert (tool["kind"], tool["tool_name"], tool["is_error"]) == ("tool", "get_weather", False)
         assert isinstance(tool["duration_ms"], int)
