@@ -28,13 +28,14 @@ from evalhub.vault import SecretUnavailable
 from runs import code_mode, heartbeat
 from runs.agent import AgentTask, run_agent
 from runs.budgets import Budgets
-from runs.conversation.driver import ConversationDriver, load_simulator_provider
+from runs.conversation.driver import ConversationDriver, SimulatorFailed, load_simulator_provider
 from runs.conversation.spec import parse_conversation
 from runs.events import publish as events
 from runs.levels import execute_directly, invoke_once
 from runs.models import Run, RunEnded
 from runs.recorder import Recorder
 from runs.run_verdict import VERDICT_FIELDS, apply_verdict
+from runs.verdict.errors import SIMULATOR_STEP
 from runs.scoring import score_run
 
 logger = logging.getLogger(__name__)
@@ -180,6 +181,8 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
         return Run.StopReason.TIME_LIMIT
     except McpConnectionError as exc:
         raise StepFailed(step, str(exc.kind), recorder.redact(exc.message), exc.stderr_tail) from None
+    except SimulatorFailed as exc:
+        raise StepFailed(SIMULATOR_STEP, exc.kind, recorder.redact(exc.message)) from None
     except ProviderError as exc:
         raise StepFailed(f"model call {len(recorder.steps) + 1}", str(exc.kind), recorder.redact(exc.message)) from None
 
