@@ -35,8 +35,8 @@ from runs.levels import execute_directly, invoke_once
 from runs.models import Run, RunEnded
 from runs.recorder import Recorder
 from runs.run_verdict import VERDICT_FIELDS, apply_verdict
-from runs.verdict.errors import SIMULATOR_STEP
 from runs.scoring import score_run
+from runs.verdict.errors import SIMULATOR_STEP
 
 logger = logging.getLogger(__name__)
 
