@@ -61,6 +61,9 @@ class MetricsTests:
             verdict="inconclusive",
             failure_cause="provider",
             failure_reason="provider: 429 after 4 attempts",
+            cost_usd=None,
+            started_at=None,
+            duration_ms=None,
         )
 
         body = reader_api.get("/api/v1/metrics?window=24h").json()
