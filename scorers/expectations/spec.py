@@ -46,7 +46,7 @@ COMMON_PARAMS: dict[str, Param] = {
         "How much this expectation counts in the score (default 1).",
     ),
     "required": Param(
-        {"type": "boolean"},
+        {"type": "boolean", "default": True},
         "true or false",
         "When true (the default), failing this expectation fails the run; false makes it count only toward the score.",
     ),

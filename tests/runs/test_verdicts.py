@@ -3,9 +3,11 @@ and is blamed, an outage is inconclusive, a self-judging judge is flagged, re-sc
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import pytest
+from django.apps import apps as django_apps
 from django.contrib.auth.models import User
 
 from evalhub.demo import WEATHER_EXPECTATIONS
@@ -141,3 +143,47 @@ class JudgeTests:
         scoring.score_run(run)
         run.refresh_from_db()
         assert (run.verdict, run.passed, run.failure_cause, run.failure_reason) == ("pass", True, "", "")
+
+
+@pytest.mark.django_db
+class UpgradeTests:
+    def test_stored_runs_get_verdicts_and_errors_their_cause(self) -> None:
+        backfill = importlib.import_module("runs.migrations.0013_verdicts").verdicts_of_stored_runs
+        scenario = make_scenario(make_demo_server())
+        passed = Run.objects.create(scenario=scenario, model="m", status="done", passed=True, score=1.0)
+        failed = Run.objects.create(scenario=scenario, model="m", status="done", passed=False, score=0.2)
+        outage = Run.objects.create(
+            scenario=scenario,
+            model="m",
+            status="error",
+            passed=False,
+            error={"step": "model call 1", "kind": "rate_limited", "message": "429 after 4 attempts"},
+        )
+        crash = Run.objects.create(
+            scenario=scenario,
+            model="m",
+            status="error",
+            passed=False,
+            error={"step": "agent", "kind": "server_crashed", "message": "exited with code 9"},
+        )
+
+        backfill(django_apps, None)
+
+        def verdict(run: Run) -> tuple[str, bool | None, str, str]:
+            run.refresh_from_db()
+            return run.verdict, run.passed, run.failure_cause, run.failure_reason
+
+        assert verdict(passed) == ("pass", True, "", "")
+        assert verdict(failed)[:3] == ("fail", False, "") and "re-score" in failed.failure_reason
+        assert verdict(outage) == ("inconclusive", None, "provider", "provider: 429 after 4 attempts")
+        assert verdict(crash) == ("fail", False, "server", "server: exited with code 9")
+
+    def test_a_stored_expectation_without_required_gates(self, alice: User) -> None:
+        scenario = make_scenario(
+            make_demo_server(), expectations=[{"kind": "tool_called", "tool": "book_flight"}, *WEATHER_EXPECTATIONS]
+        )
+
+        run = execute(scenario, alice)
+
+        assert run.score == 0.75  # three of four passed: the mean alone would pass at 0.7
+        assert (run.verdict, run.failure_cause) == ("fail", "agent")
