@@ -91,6 +91,16 @@ class ServerFailureTests:
         assert (run.status, run.verdict, run.failure_cause) == ("error", "fail", "server")
         assert run.stages[0] == {"stage": "connected", "state": "failed"}
 
+    def test_a_stored_expectation_without_required_gates(self, alice: User) -> None:
+        scenario = make_scenario(
+            make_demo_server(), expectations=[{"kind": "tool_called", "tool": "book_flight"}, *WEATHER_EXPECTATIONS]
+        )
+
+        run = execute(scenario, alice)
+
+        assert run.score == 0.75  # three of four passed: the mean alone would pass at 0.7
+        assert (run.verdict, run.failure_cause) == ("fail", "agent")
+
 
 @pytest.mark.django_db(transaction=True)
 class OutsideFailureTests:
@@ -177,13 +187,3 @@ class UpgradeTests:
         assert verdict(failed)[:3] == ("fail", False, "") and "re-score" in failed.failure_reason
         assert verdict(outage) == ("inconclusive", None, "provider", "provider: 429 after 4 attempts")
         assert verdict(crash) == ("fail", False, "server", "server: exited with code 9")
-
-    def test_a_stored_expectation_without_required_gates(self, alice: User) -> None:
-        scenario = make_scenario(
-            make_demo_server(), expectations=[{"kind": "tool_called", "tool": "book_flight"}, *WEATHER_EXPECTATIONS]
-        )
-
-        run = execute(scenario, alice)
-
-        assert run.score == 0.75  # three of four passed: the mean alone would pass at 0.7
-        assert (run.verdict, run.failure_cause) == ("fail", "agent")
