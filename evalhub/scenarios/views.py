@@ -26,10 +26,11 @@ from runs.services import run_start, runs_start_many
 
 
 def _with_last_run(queryset):  # type: ignore[no-untyped-def]
-    """Each scenario's latest run, its latest scored run and its newest run still under way: the last score stays
-    in view while a newer run is queued or running, and is replaced once that run is scored."""
+    """Each scenario's latest run, its latest judged run (one with a verdict, which a run that ended in an error
+    has too) and its newest run still under way: the last verdict stays in view while a newer run is queued or
+    running, and is replaced once that run is judged."""
     runs = Run.objects.filter(scenario=OuterRef("pk")).order_by("-created_at", "-id")
-    scored = runs.filter(status=Run.Status.DONE)
+    scored = runs.exclude(verdict="")
     active = runs.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING])
     return queryset.annotate(
         last_run_id=Subquery(runs.values("pk")[:1]),
@@ -37,7 +38,9 @@ def _with_last_run(queryset):  # type: ignore[no-untyped-def]
         last_run_at=Subquery(runs.values("created_at")[:1]),
         scored_run_id=Subquery(scored.values("pk")[:1]),
         scored_score=Subquery(scored.values("score")[:1]),
-        scored_passed=Subquery(scored.values("passed")[:1]),
+        scored_verdict=Subquery(scored.values("verdict")[:1]),
+        scored_cause=Subquery(scored.values("failure_cause")[:1]),
+        scored_reason=Subquery(scored.values("failure_reason")[:1]),
         active_run_id=Subquery(active.values("pk")[:1]),
         active_status=Subquery(active.values("status")[:1]),
     )
@@ -58,7 +61,7 @@ def scenario_list(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def scenario_last_score(request: HttpRequest, scenario_id: int) -> HttpResponse:
-    """The "Last score" cell of one scenario, which polls here while one of its runs is under way."""
+    """The "Last verdict" cell of one scenario, which polls here while one of its runs is under way."""
     runs_reap_stale()
     scenario = get_object_or_404(_with_last_run(Scenario.objects.all()), pk=scenario_id)
     return render(request, "evalhub/_scenario_last_score.html", {"scenario": scenario})

@@ -23,7 +23,11 @@ def scenario(db: None) -> Scenario:
 
 def make_run(scenario: Scenario, **fields: object) -> Run:
     defaults: dict[str, object] = {"model": "gpt-4o", "status": "done", "score": 1.0, "passed": True}
-    return Run.objects.create(scenario=scenario, started_at=timezone.now(), **{**defaults, **fields})
+    fields = {**defaults, **fields}
+    # A finished run is judged (runs.run_verdict); a test that names no verdict gets the one `passed` says.
+    if fields["status"] == "done" and "verdict" not in fields:
+        fields["verdict"] = {True: "pass", False: "fail"}.get(fields["passed"], "inconclusive")  # type: ignore[call-overload]
+    return Run.objects.create(scenario=scenario, started_at=timezone.now(), **fields)
 
 
 def cost_cell(html: str, run: Run) -> str:

@@ -187,11 +187,13 @@ class ScenarioDuplicateDeleteTests:
 class ScenarioListAndRunTests:
     def test_the_list_shows_the_last_score(self, alice_client: Client, server: McpServer) -> None:
         scenario = make_scenario(server)
-        Run.objects.create(scenario=scenario, model="m", status="done", score=0.5, passed=False)
+        Run.objects.create(
+            scenario=scenario, model="m", status="done", score=0.5, passed=False, verdict="fail", failure_cause="agent"
+        )
 
         html = alice_client.get("/scenarios/").content.decode()
 
-        assert "fail 0.50" in html
+        assert "fail 0.50 · agent" in html
         assert f'formaction="/scenarios/{scenario.pk}/run/"' in html
 
     def test_run_queues_a_run_and_opens_it(self, alice_client: Client, server: McpServer) -> None:
