@@ -14,6 +14,7 @@ from evalhub.permissions import require_change
 from evalhub.scenarios import services
 from evalhub.scenarios.expectations_editor import editor_spec, expectations_check
 from evalhub.scenarios.forms import ScenarioForm
+from evalhub.scenarios.grading import AttachedScorer, Grading, grading_summary
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.server_evals.services import SideEffectsUnacknowledged
 from evalhub.servers.models import McpServer
@@ -23,6 +24,7 @@ from runs.heartbeat import runs_reap_stale
 from runs.models import Run
 from runs.quota import QuotaExceeded
 from runs.services import run_start, runs_start_many
+from scorers.models import ScenarioScorer
 
 
 def _with_last_run(queryset):  # type: ignore[no-untyped-def]
@@ -136,7 +138,28 @@ def scenario_detail(request: HtmxHttpRequest, scenario_id: int) -> HttpResponse:
     if request.htmx:
         return render(request, template + "#scenario-runs", context)
     context["unknown_tools"] = scenario.unknown_expected_tools()
+    context["grading"] = _grading(scenario)
     return render(request, template, context)
+
+
+def _grading(scenario: Scenario) -> Grading:
+    attachments = ScenarioScorer.objects.filter(scenario=scenario).select_related("scorer").order_by("scorer__name")
+    return grading_summary(
+        expectations=scenario.expectations,
+        scorers=[
+            AttachedScorer(
+                scorer_id=a.scorer_id,
+                name=a.scorer.name,
+                kind=a.scorer.kind,
+                advisory=a.advisory,
+                threshold=a.threshold,
+            )
+            for a in attachments
+        ],
+        expected_tools=scenario.expected_tools,
+        tool_errors_expected=scenario.tool_errors_expected,
+        threshold=scenario.pass_threshold,
+    )
 
 
 @require_POST
