@@ -233,7 +233,8 @@ class ScenarioListAndRunTests:
     def test_detail_shows_a_score_history_chart(self, alice_client: Client, server: McpServer) -> None:
         scenario = make_scenario(server)
         for score in (0.2, 1.0):
-            Run.objects.create(scenario=scenario, model="m", status="done", score=score, passed=score >= 0.7)
+            verdict = "pass" if score >= 0.7 else "fail"
+            Run.objects.create(scenario=scenario, model="m", status="done", score=score, verdict=verdict)
 
         html = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
 
@@ -243,6 +244,38 @@ class ScenarioListAndRunTests:
         assert labels[:3] == ["0.0", "0.5", "1.0"] and "score" in labels and "pass 0.70" in labels
         first, last = Run.objects.order_by("pk")
         assert any(label.startswith(f"#{first.pk} · ") for label in labels) and labels[-1].startswith(f"#{last.pk} · ")
+
+        assert 'class="chart-lane"' not in html
+
+    def test_inconclusive_runs_sit_in_their_own_lane_off_the_score_line(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        scenario = make_scenario(server)
+        Run.objects.create(scenario=scenario, model="m", status="done", score=1.0, verdict="pass")
+        outage = Run.objects.create(
+            scenario=scenario,
+            model="m",
+            status="error",
+            verdict="inconclusive",
+            failure_cause="provider",
+            failure_reason="provider: 429 after 4 attempts",
+        )
+        skipped = Run.objects.create(
+            scenario=scenario, model="m", status="done", score=0.0, verdict="inconclusive", failure_cause="judge"
+        )
+        Run.objects.create(scenario=scenario, model="m", status="done", score=0.2, verdict="fail")
+
+        html = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+
+        # The plot keeps its size and moves down under the lane: 1.0 at y 34 (12 + the 22 px lane), 0.2 at 136.4.
+        assert '<polyline points="40.0,34.0 496.0,136.4"' in html
+        assert '<line x1="40" x2="496" y1="23.0" y2="23.0" class="chart-lane"/>' in html
+        lane = re.findall(
+            r'<a href="/runs/(\d+)/"><circle cx="([\d.]+)" cy="23.0" r="4" class="chart-inconclusive">', html
+        )
+        assert lane == [(str(outage.pk), "192.0"), (str(skipped.pk), "344.0")]
+        assert html.count('class="chart-fail"') == 1 and html.count('class="chart-pass"') == 1
+        assert f"Run #{outage.pk}: inconclusive (provider: 429 after 4 attempts)" in html
 
 
 @pytest.mark.django_db
