@@ -16,6 +16,22 @@ register = template.Library()
 _CSS = {"pass": "badge-pass", "fail": "badge-fail", "inconclusive": "badge-warn"}
 
 
+# What each stage of runs.verdict.STAGES checks, as the run page explains it.
+STAGE_MEANINGS = {
+    "connected": "EvalHub started or reached the server",
+    "tools listed": "the server listed its tools",
+    "tool chosen": "the model answered and picked a tool",
+    "tool called": "the call was accepted: a known tool, arguments its schema allows",
+    "result returned": "the tool answered without an error",
+    "request satisfied": "every gating check passed and the score reached the threshold",
+}
+
+
+@register.filter
+def stage_meaning(stage: str) -> str:
+    return STAGE_MEANINGS.get(stage, "")
+
+
 @register.inclusion_tag("runs/_verdict_badge.html")
 def verdict_badge(
     run: Any = None,

@@ -246,7 +246,7 @@ class VerdictCardTests:
         assert ">fail 0.40 · server</span>" in verdict and "cause: <strong>server</strong>" in verdict
         assert '<p class="verdict-reason">server: get_weather returned an error on 3 of 3 calls</p>' in verdict
         states = re.findall(
-            r'<li class="stage stage-[a-z-]+" data-state="([a-z ]+)">\s*(?:<details[^>]*><summary>)?'
+            r'<li class="stage stage-[a-z-]+" data-state="([a-z ]+)" title="[^"]+"(?: aria-current="step")?>'
             r'<span class="stage-mark" aria-hidden="true">.</span> ([a-z ]+) <',
             verdict,
         )
@@ -258,9 +258,15 @@ class VerdictCardTests:
             ("failed", "result returned"),
             ("not reached", "request satisfied"),
         ]
-        # Only the failed stage opens, and it holds the reason.
-        assert verdict.count("<details open") == 1
-        assert re.search(r'data-state="failed">\s*<details open', verdict)
+        # The failed stage is marked, and its detail is open: what it checks, and a link to the failed call.
+        assert verdict.count('aria-current="step"') == 1
+        assert re.search(
+            r'data-state="failed" title="the tool answered without an error" aria-current="step">', verdict
+        )
+        assert (
+            '<details class="stage-detail" open data-key="verdict-stage"><summary class="small">Failed at ' in verdict
+        )
+        assert "This stage checks that the tool answered without an error. It is where the run failed" in verdict
         assert "self-judging" not in verdict
         # Each score result says whether it gates, and at which threshold.
         assert 'data-gate="gating" title="Failing it fails the run">gating ≥ 0.85</span>' in html
@@ -276,7 +282,8 @@ class VerdictCardTests:
         assert 'class="card verdict-card verdict-card-inconclusive"' in verdict
         assert '<span class="badge badge-warn verdict-badge" data-verdict="inconclusive"' in verdict
         assert ">inconclusive · judge</span>" in verdict
-        assert re.search(r'data-state="undecided">\s*<details open', verdict)
+        assert re.search(r'data-state="undecided" title="[^"]+" aria-current="step">', verdict)
+        assert "Undecided at <strong>request satisfied</strong>" in verdict
         assert "badge-fail" not in verdict and "fail —" not in html
         # The summary's result is the same badge.
         assert html.count('data-verdict="inconclusive"') == 2
