@@ -64,7 +64,7 @@ class RunInspectorWorkerTests:
             scripted.base_url, price_overrides={"gpt-4o": {"input": "2.50", "output": "10"}}
         )
         scenario = make_scenario(make_demo_server(), provider=provider, name="Paris trip")
-        Run.objects.create(scenario=scenario, model="gpt-4o", status="done", score=0.5, passed=False)
+        Run.objects.create(scenario=scenario, model="gpt-4o", status="done", score=0.5, passed=False, verdict="fail")
         run = run_start(scenario=scenario, user=alice)
 
         # The scenario list keeps the previous score in view while the new run is under way (a second tab, left
