@@ -14,6 +14,7 @@ from pytest_django.live_server_helper import LiveServer
 from evalhub.scenarios.models import Scenario
 from runs.models import Run, ScoreResult
 from runs.run_verdict import apply_verdict
+from scorers.models import Scorer
 from tests.base import make_demo_server, make_scenario
 from tests.browser.conftest import log_in, screenshot
 from tests.runs.inspector.records import call, text
@@ -149,6 +150,33 @@ class VerdictBrowserTests:
             expect(page.locator(".chart-inconclusive")).to_have_count(1)
             assert_fits(page, "scenario page", width)
             screenshot(page, f"verdict-scenario-{width}")
+
+    def test_the_scenario_page_says_how_it_is_graded(self, page: Page, live_server: LiveServer, alice: User) -> None:
+        scenario = make_scenario(
+            make_demo_server(),
+            name="Graded",
+            expectations=[
+                {"kind": "tool_called", "tool": "get_weather", "args": {"latitude": {"between": [-90, 90]}}},
+                {"kind": "tool_not_called", "tool": "book_flight", "description": "Never books without asking"},
+                {"kind": "final_answer", "contains": "Paris", "required": False, "weight": 2},
+            ],
+        )
+        Scorer.objects.create(name="Coordinates valid", code="async () => 1").scenarios.add(
+            scenario, through_defaults={"threshold": 0.9}
+        )
+        Scorer.objects.create(name="Polite", kind="judge").scenarios.add(scenario, through_defaults={"advisory": True})
+        log_in(page, live_server)
+
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 800})
+            page.goto(f"{live_server.url}/scenarios/{scenario.pk}/")
+            grading = page.locator("#grading")
+            expect(grading.locator("#grading-expectations tbody tr")).to_have_count(3)
+            expect(grading.locator("#grading-scorers li")).to_have_count(2)
+            expect(grading).to_contain_text("gating at 0.9")
+            expect(grading).to_contain_text("advisory")
+            assert_fits(page, "scenario page", width)
+            screenshot(page, f"verdict-scenario-grading-{width}")
 
 
 def assert_fits(page: Page, what: str, width: int) -> None:
