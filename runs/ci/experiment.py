@@ -36,6 +36,7 @@ class ExperimentOptions:
     min_pass_rate: float | None = None
     # A cell with more inconclusive trials than this (after the one re-run each gets) cannot be decided: exit 3.
     max_inconclusive: int = 0
+    rerun_inconclusive: bool = True
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -51,6 +52,7 @@ def _body(backend: Backend, options: Options, experiment: ExperimentOptions) -> 
         "trials": experiment.trials,
         "modes": experiment.modes,
         "label": experiment.label,
+        "rerun_inconclusive": experiment.rerun_inconclusive,
     }
     # One tag and nothing else is recorded as the tag, so the experiment can be (and use) the tag's pinned baseline.
     if len(options.tags) == 1 and not options.scenarios:

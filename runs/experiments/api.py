@@ -67,6 +67,11 @@ class ExperimentIn(Schema):
     baseline_id: Id | Literal["pinned"] | None = Field(
         None, description='An experiment id, or "pinned" for the baseline pinned for `tag` (none if nothing is).'
     )
+    rerun_inconclusive: bool = Field(
+        True,
+        description="Run an inconclusive trial (provider outage, lost worker, skipped judge) once more; each "
+        "re-run takes one run of the daily quota.",
+    )
 
 
 class ModelOut(Schema):
@@ -106,6 +111,7 @@ class CellOut(Schema):
         description="Failed trials per first failed stage.", examples=[{"result returned": 5}]
     )
     self_judging: bool = Field(description="A trial's judge was the model under test.")
+    reruns: int = Field(description="Trials run again because their first run was inconclusive (counted once).")
     pass_rate: float | None
     k: int
     pass_at_k: float | None = Field(description="Chance that at least one of k trials passes: 1 - C(n-c,k)/C(n,k).")
@@ -145,6 +151,7 @@ class ExperimentSummaryOut(Schema):
     models: list[ModelOut]
     trials: int
     baseline_id: int | None
+    rerun_inconclusive: bool
     status: Literal["running", "done", "cancelled"]
     progress: ProgressOut
     created_at: datetime
@@ -227,6 +234,7 @@ def start_experiment(request: HttpRequest, payload: ExperimentIn) -> Status:
             modes=list(dict.fromkeys(payload.modes)),
             trials=payload.trials,
             baseline=payload.baseline_id,
+            rerun_inconclusive=payload.rerun_inconclusive,
             user=acting_user(request),
         )
     except ExperimentInvalid as exc:

@@ -113,6 +113,8 @@ class CellView:
             lines.append(f"causes: {self.causes_text}")
         if self.stages_text:
             lines.append(f"failed at: {self.stages_text}")
+        if cell.reruns:
+            lines.append(f"{cell.reruns} inconclusive trial{'s' if cell.reruns != 1 else ''} re-run")
         count = f"{cell.passes}/{self.k}" if self.k else "—"
         progress = (
             f' <span class="muted small">{cell.finished} of {cell.trials} finished</span>'
@@ -154,6 +156,7 @@ class CellView:
             "failure_causes": cell.failure_causes,
             "failed_stages": cell.failed_stages,
             "self_judging": cell.self_judging,
+            "reruns": cell.reruns,
             "pass_rate": self.pass_rate,
             "k": self.k,
             "pass_at_k": self.pass_at_k,
@@ -320,6 +323,7 @@ def experiment_record(experiment: Experiment, cells: list[ExperimentCell]) -> di
         "models": experiment.model_list,
         "trials": experiment.trials,
         "baseline_id": experiment.baseline_id,
+        "rerun_inconclusive": experiment.rerun_inconclusive,
         "status": experiment.status,
         "progress": {"finished": experiment.finished_runs, "total": experiment.total_runs},
         "created_at": experiment.created_at.isoformat(),

@@ -23,6 +23,7 @@ from runs.verdict import first_failed_stage
 
 FINISHED = ("done", "error", "cancelled")
 ROW_FIELDS = (
+    "id",
     "status",
     "verdict",
     "failure_cause",
@@ -43,9 +44,13 @@ def cell_metrics(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """The metrics of one cell from its runs (dicts with ROW_FIELDS), as ExperimentCell field values.
 
     Pass counts, scores and everything the statistics read come from decided trials (verdict pass or fail);
-    durations, tokens and cost from every trial with a verdict, inconclusive ones included (they were paid for)."""
-    rows = sorted(rows, key=lambda row: row["trial"] or 0)
-    finished = [row for row in rows if row["status"] in FINISHED]
+    durations, tokens and cost from every trial with a verdict, inconclusive ones included (they were paid for).
+    A re-run trial is its last run: the first, inconclusive one is replaced, not counted twice."""
+    rows = list(rows)
+    # A trial re-run after an inconclusive first run (runs.experiments.reruns) counts by its last run only.
+    last = {row["trial"]: row for row in sorted(rows, key=lambda row: row["id"])}
+    trials = [last[trial] for trial in sorted(last, key=lambda trial: trial or 0)]
+    finished = [row for row in trials if row["status"] in FINISHED]
     judged = [row for row in finished if row["verdict"]]
     counts = TrialCounts.of(row["verdict"] for row in judged)
     decided = [row for row in judged if row["verdict"] in ("pass", "fail")]
@@ -58,6 +63,7 @@ def cell_metrics(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     unsettled = [row for row in judged if row["verdict"] == "inconclusive"]
     return {
         "finished": len(finished),
+        "reruns": len(rows) - len(trials),
         "counted": counts.decided,
         "passes": counts.passed,
         "inconclusive": counts.inconclusive,

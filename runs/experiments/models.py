@@ -33,6 +33,9 @@ class Experiment(models.Model):
         default=DEFAULT_TRIALS, validators=[MinValueValidator(MIN_TRIALS), MaxValueValidator(MAX_TRIALS)]
     )
     baseline = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # An inconclusive trial (the provider failed, the worker was lost, a judge was skipped) is run once more, so an
+    # outage does not leave a cell undecided; the re-run takes one run of the daily quota (runs.experiments.reruns).
+    rerun_inconclusive = models.BooleanField(default=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING, db_index=True)
     # Sums over the cells, kept with them so the list page reads one row per experiment.
     total_runs = models.PositiveIntegerField(default=0)
@@ -81,6 +84,8 @@ class ExperimentCell(models.Model):
     failure_causes = models.JSONField(default=dict)
     failed_stages = models.JSONField(default=dict)
     self_judging = models.BooleanField(default=False)
+    # Trials run a second time because their first run was inconclusive; the cell counts each trial's last run.
+    reruns = models.PositiveSmallIntegerField(default=0)
     score_mean = models.FloatField(null=True, blank=True)
     score_low = models.FloatField(null=True, blank=True)
     score_high = models.FloatField(null=True, blank=True)

@@ -46,5 +46,15 @@ class Migration(migrations.Migration):
             name='self_judging',
             field=models.BooleanField(default=False),
         ),
+        migrations.AddField(
+            model_name='experiment',
+            name='rerun_inconclusive',
+            field=models.BooleanField(default=True),
+        ),
+        migrations.AddField(
+            model_name='experimentcell',
+            name='reruns',
+            field=models.PositiveSmallIntegerField(default=0),
+        ),
         migrations.RunPython(count_decided_trials, migrations.RunPython.noop),
     ]

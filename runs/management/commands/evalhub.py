@@ -113,6 +113,13 @@ class Command(BaseCommand):
             "--min-pass-rate", type=_score, metavar="0.8", help="Exit 1 when a cell passes less often than this."
         )
         experiment.add_argument(
+            "--no-rerun-inconclusive",
+            dest="rerun_inconclusive",
+            action="store_false",
+            help="Do not run an inconclusive trial a second time (by default each gets one re-run, which counts "
+            "against the daily quota).",
+        )
+        experiment.add_argument(
             "--max-inconclusive",
             type=_count,
             default=0,
@@ -188,6 +195,7 @@ class Command(BaseCommand):
                 fail_on_regression=options["fail_on_regression"],
                 min_pass_rate=options["min_pass_rate"],
                 max_inconclusive=options["max_inconclusive"],
+                rerun_inconclusive=options["rerun_inconclusive"],
             )
             code = run_experiment_ci(backend, ci_options, plan, out=self.stdout, err=self.stderr)  # type: ignore[arg-type]
         else:
