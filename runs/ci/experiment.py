@@ -46,6 +46,18 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def change_text(row: dict[str, Any]) -> str:
+    """ "5/5 → 0/5, Fisher p = 0.008; causes: server 5 — Passes less often…": a compared cell for the terminal."""
+    before, after = row["baseline"], row["candidate"]
+    text = f"{before['passes']}/{before['counted']} → {after['passes']}/{after['counted']}"
+    if row["p_value"] is not None:
+        text += f", Fisher p = {row['p_value']:.3f}"
+    causes = sorted(after["failure_causes"].items(), key=lambda item: (-item[1], item[0]))
+    if causes:
+        text += "; causes: " + ", ".join(f"{cause} {count}" for cause, count in causes)
+    return f"{text} — {row['description']}"
+
+
 def _body(backend: Backend, options: Options, experiment: ExperimentOptions) -> dict[str, Any]:
     body: dict[str, Any] = {
         "models": [{"model": model} for model in experiment.models],
@@ -134,7 +146,7 @@ def _run(backend: Backend, options: Options, plan: ExperimentOptions, *, out: Te
         out.write(f"\nCompared with experiment #{comparison['baseline_id']}: {comparison['summary']}\n")
         for row in comparison["cells"]:
             if row["kind"] in ("regressed", "fixed"):
-                out.write(f"  {row['kind']}: {row['scenario_name']} on {row['model']} — {row['description']}\n")
+                out.write(f"  {row['kind']}: {row['scenario_name']} on {row['model']}: {change_text(row)}\n")
     # Without a regression gate every trial must pass, as `evalhub run` wants every run to pass.
     min_rate = plan.min_pass_rate if plan.fail_on_regression or plan.min_pass_rate is not None else 1.0
     results = gate(

@@ -14,12 +14,17 @@ from xml.etree import ElementTree as ET
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
 
 from evalhub.api_keys.models import ApiKey
+from evalhub.demo import DEMO_SERVER, seed_demo_scenarios, seed_demo_scorers, seed_demo_server
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.servers.models import McpServer
+from runs.experiments.compare import experiment_compare
 from runs.experiments.divergence import first_divergence
 from runs.experiments.models import BaselinePin, Experiment, ExperimentCell
+from runs.experiments.services import baseline_pin
 from runs.models import Run
 from scorers.models import Scorer
 from tests.base import make_demo_server, make_scenario
@@ -216,3 +221,51 @@ class ExperimentGateRemoteTests:
         experiment = Experiment.objects.get()
         assert (experiment.created_by, experiment.finished_runs) == (alice, 2)
         assert ET.parse(junit).getroot().find("testsuite/testcase") is not None
+
+
+@pytest.mark.worker
+class ReadmeRegressionRecipeTests:
+    def test_the_demo_regresses_on_broken_weather_and_blames_the_server(
+        self, worker: subprocess.Popen[bytes], alice_client: Client
+    ) -> None:
+        """README, Experiments: the demo's smoke tag, 5 trials on the offline model, pinned; then the demo server
+        with `--mode broken-weather`, compared with the pinned baseline."""
+        for seed in (seed_demo_server, seed_demo_scenarios, seed_demo_scorers):
+            seed()
+        gate = ["--tag", "smoke", "--models", "evalhub-offline", "--trials", "5", "--poll", "0.2"]
+
+        first = evalhub(*gate, timeout=300)
+
+        assert first.returncode == 0, first.stdout + first.stderr
+        baseline = Experiment.objects.get()
+        assert ["Weather", "in", "Paris", "5/5"] in [line.split() for line in first.stdout.splitlines()]
+        baseline_pin(experiment=baseline, user=None)  # the experiment page's "Pin as baseline"
+        McpServer.objects.filter(name=DEMO_SERVER).update(
+            args=["-m", "evalhub.demo_server", "--mode", "broken-weather"]
+        )
+
+        second = evalhub(*gate, "--baseline", "pinned", "--fail-on-regression", timeout=300)
+
+        assert second.returncode == 1, second.stdout + second.stderr
+        candidate = Experiment.objects.exclude(pk=baseline.pk).get()
+        assert f"Compared with experiment #{baseline.pk}: 2 regressed, 0 fixed, 1 unchanged" in second.stdout
+        assert (
+            "  regressed: Weather in Paris on evalhub-offline: 5/5 → 0/5, Fisher p = 0.008; causes: server 5 — "
+            "Passes less often than the baseline" in second.stdout
+        )
+        assert "regressed: Weather in Paris (code mode) on evalhub-offline: 5/5 → 0/5" in second.stdout
+        assert "Weather in Paris on evalhub-offline: Regressed: 0/5 passed, baseline 5/5 (Fisher p = 0.008)." in (
+            second.stderr
+        )
+        comparison = experiment_compare(candidate=candidate, baseline=baseline)
+        row = next(row for row in comparison.rows if row.scenario_name == "Weather in Paris")
+        assert row.kind == "regressed" and row.p_value == pytest.approx(2 / 252)
+        assert row.candidate is not None
+        broken = row.candidate.cell
+        assert (broken.passes, broken.counted, broken.inconclusive) == (0, 5, 0)
+        assert broken.failure_causes == {"server": 5}
+        assert broken.failed_stages == {"result returned": 5}
+        assert broken.failure.startswith("server: get_weather returned an error on ")
+        # The first divergence is one click away on the comparison.
+        page = alice_client.get(reverse("experiments:compare", args=[candidate.pk])).content.decode()
+        assert "causes: server 5" in page and ">First divergence</a>" in page
