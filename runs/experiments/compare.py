@@ -112,7 +112,7 @@ class CellComparison:
             f"{f'{before.cell.passes}/{before.k}' if before else '—'} → "
             f"{f'{after.cell.passes}/{after.k}' if after else '—'}"
         )
-        if self.p_value is not None:
+        if self.p_value is not None and self.pass_rate_delta:  # equal rates: p = 1, nothing to read
             passes += f" · p {self.p_value:.3f}"
         undecided = [view.cell.inconclusive for view in (before, after) if view]
         if any(undecided):
