@@ -22,7 +22,7 @@ from django.utils import timezone
 from runs.ci.backends import Backend, InfraError
 from runs.ci.runner import EXIT_FAILED, EXIT_INFRA, EXIT_PASSED, EXIT_UNDECIDED, Options
 from runs.events.stream import EventFilter
-from runs.experiments.reports import gate, matrix_rows, render_experiment_report, to_junit
+from runs.experiments.reports import causes_text, gate, matrix_rows, render_experiment_report, to_junit
 
 
 @dataclass
@@ -52,9 +52,8 @@ def change_text(row: dict[str, Any]) -> str:
     text = f"{before['passes']}/{before['counted']} → {after['passes']}/{after['counted']}"
     if row["p_value"] is not None:
         text += f", Fisher p = {row['p_value']:.3f}"
-    causes = sorted(after["failure_causes"].items(), key=lambda item: (-item[1], item[0]))
-    if causes:
-        text += "; causes: " + ", ".join(f"{cause} {count}" for cause, count in causes)
+    if after["failure_causes"]:
+        text += "; causes: " + causes_text(after["failure_causes"])
     return f"{text} — {row['description']}"
 
 

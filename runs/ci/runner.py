@@ -32,8 +32,8 @@ EXIT_CODES = {
     EXIT_PASSED: "every run passed (an experiment: no cell failed the gate and every cell was decided)",
     EXIT_FAILED: "a run failed; an experiment: a cell regressed (--fail-on-regression) or passed less often than "
     "--min-pass-rate (without either: any decided trial failed), counting decided trials only",
-    EXIT_INFRA: "infrastructure: an unknown scenario, tag or model, the quota used up, a run that ended in an error, "
-    "no worker, --timeout, a cancelled experiment",
+    EXIT_INFRA: "infrastructure: an unknown scenario, tag or model, the quota used up, no worker, --timeout, a "
+    "cancelled experiment; without --models, a run that ended in an error",
     EXIT_UNDECIDED: "an experiment with nothing failed, but a cell had more than --max-inconclusive inconclusive "
     "trials (the provider failed, a worker was lost, a judge was skipped), or none decided: run it again",
 }

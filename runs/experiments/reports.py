@@ -38,6 +38,9 @@ CSV_COLUMNS = [
     "tokens_mean",
     "cost_usd",
     "flaky",
+    "inconclusive",
+    "failure_causes",
+    "self_judging",
     "verdict",
 ]
 
@@ -99,13 +102,20 @@ def _rate(value: float | None) -> str:
 
 
 def cell_text(cell: dict[str, Any]) -> str:
-    """ "2/3 flaky +1 inconclusive" — what one matrix cell says in text reports and the terminal: passes of the
-    decided trials."""
+    """ "2/3 flaky +1 inconclusive self-judging" — what one matrix cell says in text reports and the terminal:
+    passes of the decided trials."""
     text = f"{cell['passes']}/{cell['counted']}"
     if cell["finished"] < cell["trials"]:
         text += f" (of {cell['trials']})"
     text += " flaky" if cell["flaky"] else ""
-    return text + (f" +{cell['inconclusive']} inconclusive" if cell["inconclusive"] else "")
+    text += f" +{cell['inconclusive']} inconclusive" if cell["inconclusive"] else ""
+    return text + (" self-judging" if cell.get("self_judging") else "")
+
+
+def causes_text(causes: dict[str, int]) -> str:
+    """ "server 5, provider 1": trials that did not pass per failure cause, most first."""
+    ordered = sorted(causes.items(), key=lambda item: (-item[1], item[0]))
+    return ", ".join(f"{cause} {count}" for cause, count in ordered)
 
 
 def matrix_rows(experiment: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -204,6 +214,9 @@ def to_csv(experiment: dict[str, Any], comparison: dict[str, Any] | None) -> str
             c["tokens_mean"],
             c["cost_usd"],
             "yes" if c["flaky"] else "no",
+            c["inconclusive"],
+            causes_text(c["failure_causes"]),
+            "yes" if c["self_judging"] else "no",
             verdicts.get((c["scenario_name"], c["model"]), ""),
         ]
         writer.writerow([spreadsheet_safe(value) for value in values])

@@ -149,6 +149,7 @@ class ReadCompareReportCancelTests:
             )
         )
         assert (rows[0]["passes"], rows[0]["trials"], rows[0]["verdict"]) == ("0", "5", "regressed")
+        assert (rows[0]["inconclusive"], rows[0]["failure_causes"], rows[0]["self_judging"]) == ("0", "agent 5", "no")
         markdown = writer_api.get(f"/api/v1/experiments/{second['id']}/report?format=markdown").content.decode()
         assert "| Scenario 1 | 0/5 |" in markdown and "**1 regressed, 0 fixed, 0 unchanged" in markdown
         html = writer_api.get(f"/api/v1/experiments/{second['id']}/report?format=html")

@@ -99,3 +99,4 @@ class GateTests:
     def test_cell_text_shows_inconclusive_trials_apart(self) -> None:
         assert cell_text(cell(3, 1, 1)) == "3/4 flaky +1 inconclusive"
         assert cell_text(cell(5, 0)) == "5/5"
+        assert cell_text(cell(5, 0, self_judging=True)) == "5/5 self-judging"
