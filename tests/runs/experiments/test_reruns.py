@@ -3,12 +3,16 @@ endpoint whose first call fails, executed by the worker's own task in this proce
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
 from runs.experiments.models import Experiment, ExperimentCell
 from runs.experiments.services import ModelChoice
+from runs.heartbeat import STALE_AFTER, runs_reap_stale
 from runs.models import DailyRunQuota, Run
 from runs.tasks import execute_run
 from tests.base import make_demo_server, make_scenario, make_scripted_provider
@@ -19,7 +23,7 @@ from tests.evalhub.model_client.scripted_server import (
     openai_error,
     tool_call,
 )
-from tests.runs.experiments.helpers import second_provider, start
+from tests.runs.experiments.helpers import second_provider, start, tagged_scenarios
 
 PARIS = '{"latitude": 48.85, "longitude": 2.35}'
 
@@ -119,3 +123,21 @@ class RerunInconclusiveTests:
 
         assert len(runs_of(experiment)) == 1
         assert ExperimentCell.objects.get().inconclusive == 1
+
+
+@pytest.mark.django_db
+class RerunLostTrialTests:
+    def test_a_trial_whose_worker_was_lost_is_re_run_by_the_reaper(self) -> None:
+        experiment = start(tagged_scenarios(1), trials=1)
+        (lost,) = runs_of(experiment)
+        long_ago = timezone.now() - STALE_AFTER - timedelta(seconds=5)
+        Run.objects.filter(pk=lost.pk).update(status="running", started_at=long_ago, heartbeat_at=long_ago)
+
+        assert runs_reap_stale() == 1
+
+        lost.refresh_from_db()
+        assert (lost.status, lost.verdict, lost.failure_cause) == ("error", "inconclusive", "harness")
+        rerun = runs_of(experiment)[-1]
+        assert rerun.pk != lost.pk and (rerun.trial, rerun.status) == (1, "queued")
+        experiment.refresh_from_db()
+        assert experiment.status == "running"
