@@ -22,7 +22,8 @@ from django.utils import timezone
 from runs.ci.backends import Backend, InfraError
 from runs.ci.runner import EXIT_FAILED, EXIT_INFRA, EXIT_PASSED, EXIT_UNDECIDED, Options
 from runs.events.stream import EventFilter
-from runs.experiments.reports import causes_text, gate, matrix_rows, render_experiment_report, to_junit
+from runs.experiments.matrix import tally_text
+from runs.experiments.reports import gate, matrix_rows, render_experiment_report, to_junit
 
 
 @dataclass
@@ -53,7 +54,7 @@ def change_text(row: dict[str, Any]) -> str:
     if row["p_value"] is not None:
         text += f", Fisher p = {row['p_value']:.3f}"
     if after["failure_causes"]:
-        text += "; causes: " + causes_text(after["failure_causes"])
+        text += "; causes: " + tally_text(after["failure_causes"])
     return f"{text} — {row['description']}"
 
 

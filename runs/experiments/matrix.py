@@ -23,6 +23,12 @@ CHART_WIDTH, CHART_HEIGHT = 420, 180
 CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 48, 400, 16, 150
 
 
+def tally_text(tally: dict[str, int]) -> str:
+    """ "server 5, provider 1": a cell's trials per failure cause (or per first failed stage), most first."""
+    ordered = sorted(tally.items(), key=lambda item: (-item[1], item[0]))
+    return ", ".join(f"{name} {count}" for name, count in ordered)
+
+
 @dataclass(frozen=True)
 class CellView:
     """One cell's figures. `k` is the number of decided trials (passed or failed; inconclusive ones are left out)."""
@@ -84,15 +90,13 @@ class CellView:
 
     @property
     def causes_text(self) -> str:
-        """ "server 5 · provider 1": the trials that did not pass, by whose failure it was, most first."""
-        causes = sorted(self.cell.failure_causes.items(), key=lambda item: (-item[1], item[0]))
-        return " · ".join(f"{cause} {count}" for cause, count in causes)
+        """ "server 5, provider 1": the trials that did not pass, by whose failure it was."""
+        return tally_text(self.cell.failure_causes)
 
     @property
     def stages_text(self) -> str:
         """ "result returned 5": the failed trials by the first stage they failed at."""
-        stages = sorted(self.cell.failed_stages.items(), key=lambda item: (-item[1], item[0]))
-        return " · ".join(f"{stage} {count}" for stage, count in stages)
+        return tally_text(self.cell.failed_stages)
 
     @property
     def state(self) -> str:

@@ -16,6 +16,7 @@ from xml.etree import ElementTree as ET
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from runs.experiments.matrix import tally_text
 from runs.experiments.stats import TrialCounts
 from runs.reports import Report
 from runs.reports.formats import md_escape as md
@@ -110,12 +111,6 @@ def cell_text(cell: dict[str, Any]) -> str:
     text += " flaky" if cell["flaky"] else ""
     text += f" +{cell['inconclusive']} inconclusive" if cell["inconclusive"] else ""
     return text + (" self-judging" if cell.get("self_judging") else "")
-
-
-def causes_text(causes: dict[str, int]) -> str:
-    """ "server 5, provider 1": trials that did not pass per failure cause, most first."""
-    ordered = sorted(causes.items(), key=lambda item: (-item[1], item[0]))
-    return ", ".join(f"{cause} {count}" for cause, count in ordered)
 
 
 def matrix_rows(experiment: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -215,7 +210,7 @@ def to_csv(experiment: dict[str, Any], comparison: dict[str, Any] | None) -> str
             c["cost_usd"],
             "yes" if c["flaky"] else "no",
             c["inconclusive"],
-            causes_text(c["failure_causes"]),
+            tally_text(c["failure_causes"]),
             "yes" if c["self_judging"] else "no",
             verdicts.get((c["scenario_name"], c["model"]), ""),
         ]

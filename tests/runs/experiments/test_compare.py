@@ -135,7 +135,7 @@ class CompareInconclusiveTests:
         assert row.record()["p_value"] == pytest.approx(0.0179, abs=1e-4)
         html = str(row.html(None))
         assert "5/5 → 0/3 · p 0.018 (0 → 2 inconclusive)" in html
-        assert "causes: agent 3 · provider 2" in html
+        assert "causes: agent 3, provider 2" in html
 
     def test_a_side_with_only_inconclusive_trials_is_undecided_not_unchanged(self) -> None:
         (scenario,) = tagged_scenarios(1)
