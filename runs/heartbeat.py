@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from runs.events import publish as events
 from runs.experiments.metrics import cells_refresh
+from runs.experiments.reruns import trials_rerun_inconclusive
 from runs.models import Run
 from runs.run_verdict import VERDICT_FIELDS, apply_verdict
 
@@ -119,6 +120,7 @@ def _reap(runs: QuerySet[Run], *, now: datetime, why: Callable[[Run], str]) -> i
             reaped.append(run.pk)
     if reaped:
         events.runs_finished(reaped)
+        trials_rerun_inconclusive(run_ids=reaped)
         cells_refresh(run_ids=reaped)  # an experiment's matrix counts a lost trial as soon as it is closed
     return len(reaped)
 

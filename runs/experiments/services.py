@@ -118,8 +118,10 @@ def experiment_start(
     label: str = "",
     tag: str = "",
     baseline: Experiment | None = None,
+    rerun_inconclusive: bool = True,
 ) -> Experiment:
-    """Reserve every trial's quota at once (all or nothing), then create the cells and queue the runs.
+    """Reserve every trial's quota at once (all or nothing), then create the cells and queue the runs. With
+    `rerun_inconclusive`, a trial whose run is inconclusive runs once more (runs.experiments.reruns).
 
     Runs are created trial by trial across all cells (trial 1 of every cell, then trial 2, …), so a worker
     taking them in order gives every cell its first result early and partial results are representative.
@@ -150,6 +152,7 @@ def experiment_start(
             model_list=[choice.record for choice in models],
             trials=trials,
             baseline=baseline,
+            rerun_inconclusive=rerun_inconclusive,
             total_runs=needed,
             created_by=user if isinstance(user, get_user_model()) else None,
         )
@@ -199,6 +202,7 @@ def experiment_start_requested(
     name: str = "",
     label: str = "",
     baseline: int | str | None = None,
+    rerun_inconclusive: bool = True,
 ) -> Experiment:
     """experiment_start from what the API and the CLI receive: names and ids. `baseline` is an experiment id,
     "pinned" (the tag's pinned baseline, none if nothing is pinned yet) or None."""
@@ -217,7 +221,15 @@ def experiment_start_requested(
         if chosen is None:
             raise ExperimentInvalid(f"No experiment has id {baseline} (the baseline).", field="baseline_id")
     return experiment_start(
-        name=name, label=label, tag=tag, scenarios=scenarios, models=choices, trials=trials, baseline=chosen, user=user
+        name=name,
+        label=label,
+        tag=tag,
+        scenarios=scenarios,
+        models=choices,
+        trials=trials,
+        baseline=chosen,
+        rerun_inconclusive=rerun_inconclusive,
+        user=user,
     )
 
 

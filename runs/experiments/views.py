@@ -52,6 +52,7 @@ def experiment_create(request: HttpRequest) -> HttpResponse:
                 scenarios=scenarios,
                 models=with_modes(data["models"], data["modes"]),
                 trials=data["trials"],
+                rerun_inconclusive=data["rerun_inconclusive"],
                 baseline=data["baseline"] or (pinned_baseline(data["tag"]) if data["tag"] else None),
                 user=request.user,
             )

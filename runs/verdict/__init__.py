@@ -17,6 +17,16 @@ The rule (README "How a run is judged"):
 """
 
 from runs.verdict.rule import CAUSES, Check, Decision, RunFacts, ToolCallFact, decide
-from runs.verdict.stages import STAGES, stage_chain
+from runs.verdict.stages import STAGES, first_failed_stage, stage_chain
 
-__all__ = ["CAUSES", "STAGES", "Check", "Decision", "RunFacts", "ToolCallFact", "decide", "stage_chain"]
+__all__ = [
+    "CAUSES",
+    "STAGES",
+    "Check",
+    "Decision",
+    "RunFacts",
+    "ToolCallFact",
+    "decide",
+    "first_failed_stage",
+    "stage_chain",
+]

@@ -24,3 +24,8 @@ def stage_chain(decision: Decision, facts: RunFacts) -> list[dict[str, Any]]:
         {"stage": stage, "state": "passed" if index < at else state_at if index == at else "not reached"}
         for index, stage in enumerate(STAGES)
     ]
+
+
+def first_failed_stage(chain: list[dict[str, Any]]) -> str:
+    """The stage a failed run failed at ("" when none failed: it passed, was inconclusive or has no verdict)."""
+    return next((str(step["stage"]) for step in chain if step.get("state") == "failed"), "")
