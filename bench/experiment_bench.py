@@ -174,6 +174,9 @@ def _load_experiment(
                     duration_ms=rng.randint(800, 9000),
                     score=rng.uniform(0.7, 1) if passed else rng.uniform(0, 0.69),
                     passed=passed,
+                    # The cells count decided trials by verdict (runs.experiments.metrics).
+                    verdict="pass" if passed else "fail",
+                    failure_cause="" if passed else "agent",
                     experiment=experiment,
                     cell=cell,
                     trial=trial,

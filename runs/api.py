@@ -74,7 +74,13 @@ class RunSummaryOut(Schema):
     started_at: datetime | None
     finished_at: datetime | None
     score: float | None
-    passed: bool | None
+    passed: bool | None = Field(description="True on pass, false on fail, null when inconclusive or unfinished.")
+    verdict: str = Field(description='"pass", "fail", "inconclusive", or "" while the run has none.')
+    failure_cause: str = Field(
+        description='Whose failure, when the run did not pass: "agent", "server", "provider", "judge", '
+        '"simulator", "budget" or "harness".'
+    )
+    failure_reason: str = Field(description="One line for a person, e.g. 'server: get_weather returned an error…'.")
     pass_threshold: float
 
 
@@ -85,6 +91,8 @@ class ScoreOut(Schema):
     scorer_version: int | None
     score: float | None
     passed: bool | None
+    gating: bool = Field(description="A gating result fails the run when it fails; an advisory one only counts.")
+    threshold: float | None
     outcome: str = Field(description='"ok", "errored" (counts as 0) or "skipped".')
     reason: str
     label: str
@@ -115,6 +123,11 @@ class RunOut(RunSummaryOut):
     cached_tokens: int
     error: dict[str, Any] | None
     score_reason: str
+    stages: list[dict[str, str]] = Field(
+        description="connected → tools listed → tool chosen → tool called → result returned → request satisfied, "
+        "each {stage, state}: passed, failed, undecided, not reached or skipped."
+    )
+    self_judging: bool = Field(description="A gating judge's model is the model under test.")
     scores: list[ScoreOut]
 
 

@@ -13,6 +13,8 @@ from django.utils import timezone
 from evalhub.ids import parse_id
 from evalhub.scenarios.models import Scenario
 from runs.models import Run
+from runs.verdict import CAUSES
+from runs.verdict.rule import VERDICTS
 
 
 def _date(value: str) -> date | None:
@@ -50,7 +52,10 @@ def models_used() -> list[str]:
 class RunFilters:
     scenario: str = ""
     status: str = ""
+    # The older pass/fail filter (links and the API's `passed` still use it); `verdict` also finds inconclusive runs.
     passed: str = ""
+    verdict: str = ""
+    cause: str = ""
     model: str = ""
     tag: str = ""
     date_from: str = ""
@@ -76,6 +81,10 @@ class RunFilters:
             runs = runs.filter(status=self.status)
         if self.passed in ("yes", "no"):
             runs = runs.filter(passed=self.passed == "yes")
+        if self.verdict in VERDICTS:
+            runs = runs.filter(verdict=self.verdict)
+        if self.cause in CAUSES:
+            runs = runs.filter(failure_cause=self.cause)
         if self.model:
             runs = runs.filter(model=self.model)
         if self.tag:

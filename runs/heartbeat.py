@@ -22,7 +22,9 @@ from django.utils import timezone
 
 from runs.events import publish as events
 from runs.experiments.metrics import cells_refresh
+from runs.experiments.reruns import trials_rerun_inconclusive
 from runs.models import Run
+from runs.run_verdict import VERDICT_FIELDS, apply_verdict
 
 logger = logging.getLogger(__name__)
 
@@ -105,17 +107,20 @@ def _reap(runs: QuerySet[Run], *, now: datetime, why: Callable[[Run], str]) -> i
     """Close each of `runs` (a queryset of running runs) as lost, each only if it still matches `runs`."""
     reaped: list[int] = []
     for run in runs.only("pk", "phase", "heartbeat_at"):
+        lost = Run(status=Run.Status.ERROR, error=lost_error(run.phase, why(run)), phase=run.phase)
+        apply_verdict(lost)  # inconclusive: a lost worker says nothing about the agent or the server
         # The same conditions again in the UPDATE: a run that beat, or ended, since the SELECT is left alone.
         if runs.filter(pk=run.pk).update(
             status=Run.Status.ERROR,
             stop_reason=Run.StopReason.ERROR,
             finished_at=now,
-            passed=False,
-            error=lost_error(run.phase, why(run)),
+            error=lost.error,
+            **{name: getattr(lost, name) for name in VERDICT_FIELDS},
         ):
             reaped.append(run.pk)
     if reaped:
         events.runs_finished(reaped)
+        trials_rerun_inconclusive(run_ids=reaped)
         cells_refresh(run_ids=reaped)  # an experiment's matrix counts a lost trial as soon as it is closed
     return len(reaped)
 

@@ -13,6 +13,7 @@ from evalhub.models import WorkerHeartbeat
 from runs.heartbeat import runs_reap_stale
 from runs.models import Run
 from runs.quota import quota_status
+from runs.verdict import CAUSES
 
 WINDOW_PATTERN = r"^[1-9][0-9]{0,3}[mhd]$"
 _WINDOW = re.compile(r"^(\d{1,4})([mhd])$")
@@ -46,7 +47,9 @@ def runs_metrics(*, window: str = "24h", now: datetime | None = None) -> dict[st
     for status, count in runs.order_by().values("status").annotate(n=Count("id")).values_list("status", "n"):
         by_status[status] = count
     figures = runs.aggregate(
-        passed=Count("id", filter=Q(status=Run.Status.DONE, passed=True)),
+        passed=Count("id", filter=Q(verdict="pass")),
+        failed=Count("id", filter=Q(verdict="fail")),
+        inconclusive=Count("id", filter=Q(verdict="inconclusive")),
         finished=Count("id", filter=Q(status__in=Run.FINISHED)),
         average_score=Avg("score"),
         cost=Sum("cost_usd"),
@@ -62,15 +65,27 @@ def runs_metrics(*, window: str = "24h", now: datetime | None = None) -> dict[st
         if ms is not None
     )
     cost = float(figures["cost"]) if figures["cost"] is not None else 0.0
-    finished = figures["finished"]
+    decided = figures["passed"] + figures["failed"]
+    causes = dict.fromkeys(CAUSES, 0)
+    for cause, count in (
+        runs.exclude(failure_cause="")
+        .order_by()
+        .values("failure_cause")
+        .annotate(n=Count("id"))
+        .values_list("failure_cause", "n")
+    ):
+        causes[cause] = count
     return {
         "window": window,
         "since": since.isoformat(),
         "generated_at": now.isoformat(),
         "runs": {"total": sum(by_status.values()), "by_status": by_status},
         "passed": figures["passed"],
-        "failed": finished - figures["passed"],
-        "pass_rate": figures["passed"] / finished if finished else None,
+        "failed": figures["failed"],
+        "inconclusive": figures["inconclusive"],
+        # Of the decided runs: an inconclusive run (an outage, a lost worker) counts neither way.
+        "pass_rate": figures["passed"] / decided if decided else None,
+        "failure_causes": causes,
         "average_score": figures["average_score"],
         "cost_usd": {
             "total": round(cost, 6),
@@ -107,7 +122,20 @@ def prometheus_text(*, window: str = "24h") -> str:
         "Runs created in the window, by status.",
         [({"status": s}, n) for s, n in metrics["runs"]["by_status"].items()],
     )
-    gauge("evalhub_runs_pass_rate", "Share of finished runs in the window that passed.", [({}, metrics["pass_rate"])])
+    gauge(
+        "evalhub_runs_verdict",
+        "Finished runs in the window, by verdict.",
+        [
+            ({"verdict": v}, metrics[key])
+            for v, key in (("pass", "passed"), ("fail", "failed"), ("inconclusive", "inconclusive"))
+        ],
+    )
+    gauge(
+        "evalhub_runs_failure_cause",
+        "Runs in the window that did not pass, by whose failure it was.",
+        [({"cause": c}, n) for c, n in metrics["failure_causes"].items()],
+    )
+    gauge("evalhub_runs_pass_rate", "Share of decided runs in the window that passed.", [({}, metrics["pass_rate"])])
     gauge("evalhub_runs_score_average", "Mean score of scored runs in the window.", [({}, metrics["average_score"])])
     gauge(
         "evalhub_runs_cost_usd",

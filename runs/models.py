@@ -74,6 +74,9 @@ class Run(models.Model):
         "started_at",
         "score",
         "passed",
+        "verdict",
+        "failure_cause",
+        "failure_reason",
         "settings",
         # Small (tokens and cost per call): tells a run that never reached the model from one of unknown price.
         "model_calls",
@@ -124,6 +127,14 @@ class Run(models.Model):
     score = models.FloatField(null=True, blank=True, db_index=True)
     passed = models.BooleanField(null=True, blank=True, db_index=True)
     score_reason = models.TextField(blank=True)
+    # The verdict (runs.verdict): "pass", "fail", "inconclusive", or "" while there is none (queued, running,
+    # cancelled). `passed` mirrors it (None when inconclusive); the score stays the weighted mean.
+    verdict = models.CharField(max_length=12, blank=True, db_index=True)
+    failure_cause = models.CharField(max_length=10, blank=True, db_index=True)
+    failure_reason = models.TextField(blank=True)
+    stages = models.JSONField(default=list, blank=True)
+    # A gating judge's model is the model under test: it grades its own answers.
+    self_judging = models.BooleanField(default=False)
 
     # A trial of an experiment: otherwise an ordinary run (see runs.experiments).
     experiment = models.ForeignKey(Experiment, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
@@ -190,6 +201,9 @@ class ScoreResult(models.Model):
     scorer_version = models.PositiveIntegerField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
     passed = models.BooleanField(null=True, blank=True)
+    # A gating result fails the run when it fails (at `threshold`); an advisory one only counts toward the score.
+    gating = models.BooleanField(default=True)
+    threshold = models.FloatField(null=True, blank=True)
     reason = models.TextField(blank=True)
     label = models.CharField(max_length=100, blank=True)
     console = models.JSONField(default=list, blank=True)

@@ -28,13 +28,15 @@ from evalhub.vault import SecretUnavailable
 from runs import code_mode, heartbeat
 from runs.agent import AgentTask, run_agent
 from runs.budgets import Budgets
-from runs.conversation.driver import ConversationDriver, load_simulator_provider
+from runs.conversation.driver import ConversationDriver, SimulatorFailed, load_simulator_provider
 from runs.conversation.spec import parse_conversation
 from runs.events import publish as events
 from runs.levels import execute_directly, invoke_once
 from runs.models import Run, RunEnded
 from runs.recorder import Recorder
+from runs.run_verdict import VERDICT_FIELDS, apply_verdict
 from runs.scoring import score_run
+from runs.verdict.errors import SIMULATOR_STEP
 
 logger = logging.getLogger(__name__)
 
@@ -179,6 +181,8 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
         return Run.StopReason.TIME_LIMIT
     except McpConnectionError as exc:
         raise StepFailed(step, str(exc.kind), recorder.redact(exc.message), exc.stderr_tail) from None
+    except SimulatorFailed as exc:
+        raise StepFailed(SIMULATOR_STEP, exc.kind, recorder.redact(exc.message)) from None
     except ProviderError as exc:
         raise StepFailed(f"model call {len(recorder.steps) + 1}", str(exc.kind), recorder.redact(exc.message)) from None
 
@@ -213,12 +217,12 @@ def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | N
         run.error = {"step": error.step, "kind": error.kind, "message": error.message}
         if error.stderr_tail:
             run.error["stderr_tail"] = error.stderr_tail
-        run.passed = False
     elif stop_reason == Run.StopReason.CANCELLED:
         run.status = Run.Status.CANCELLED
     else:
         run.status = Run.Status.DONE
-    finished = ("status", "stop_reason", "finished_at", "duration_ms", "error", "passed")
+    apply_verdict(run)
+    finished = ("status", "stop_reason", "finished_at", "duration_ms", "error", *VERDICT_FIELDS)
     if run.status != Run.Status.DONE:
         if not run.save_if_running(finished):
             raise RunEnded(f"Run {run.pk} ended before its worker finished it.")
@@ -231,8 +235,9 @@ def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | N
     except Exception as exc:
         # Scorers fail on their own (recorded per scorer); reaching here is a bug of ours. Keep the run, say so.
         logger.exception("Scoring run %s failed", run.pk)
-        run.status, run.stop_reason, run.passed = Run.Status.ERROR, Run.StopReason.ERROR, False
+        run.status, run.stop_reason = Run.Status.ERROR, Run.StopReason.ERROR
         run.error = {"step": "score", "kind": "internal", "message": f"Scoring failed: {_internal(exc)}"}
+        apply_verdict(run)
         scored = run.save_if_running(finished)
     if not scored:
         raise RunEnded(f"Run {run.pk} ended while its worker was scoring it.")

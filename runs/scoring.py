@@ -1,9 +1,11 @@
 """The score step of a run: its scenario's expectations and scorers, or the default scorer when it has neither.
 
-The scenario's expectations, when it has any, are one scorer result ("Expectations": the weighted fraction passed,
-0 when a required one failed), with their checklist kept in the result's `details`. A run's score is the mean of
-its results' scores; an errored scorer counts as 0 and a skipped judge (no judge model) is left out. It passes at
-the scenario's threshold.
+The scenario's expectations, when it has any, are one scorer result ("Expectations": the weighted fraction passed),
+with their checklist kept in the result's `details`; it gates when any expectation is `required` (the default) and
+fails when one of those failed. Each attached scorer gates at its own threshold (default: the scenario's) unless
+attached as advisory. A run's score is the mean of its results' scores (an errored scorer counts as 0, a skipped
+judge is left out); its verdict is `runs.run_verdict`'s: a gating scorer that errored or was skipped makes it
+inconclusive, never failed.
 """
 
 from __future__ import annotations
@@ -15,31 +17,46 @@ from typing import Any
 from django.db import transaction
 
 from runs.models import Run, ScoreResult
+from runs.run_verdict import VERDICT_FIELDS, apply_verdict, tool_call_facts
 from scorers.contract import run_facts, scorer_input
 from scorers.expectations import InvalidExpectations, evaluate_expectations
-from scorers.models import Scorer
+from scorers.models import ScenarioScorer
 from scorers.services import Evaluation, scorer_evaluate
 
 
 @dataclass(frozen=True)
-class Verdict:
+class DefaultVerdict:
     score: float
+    passed: bool
     reason: str
 
 
-def default_verdict(*, expected_tools: list[str], called: list[str]) -> Verdict:
-    """With expected tools: the fraction of them called at least once. Without: 1 if any tool was called."""
-    if not expected_tools:
-        if called:
-            return Verdict(1.0, f"Tools were called: {', '.join(dict.fromkeys(called))}.")
-        return Verdict(0.0, "No tool was called (no expected tools were set, so any tool call would pass).")
+def default_verdict(
+    *, expected_tools: list[str], called: list[str], failed_calls: int = 0, tool_errors_expected: bool = False
+) -> DefaultVerdict:
+    """With expected tools: the fraction of them called at least once; without: 1 if any tool was called. It
+    passes only when every expected tool was called and, unless tool errors are expected, no tool call failed;
+    the score is then scaled by the share of calls that succeeded."""
     wanted = list(dict.fromkeys(expected_tools))
     missing = [name for name in wanted if name not in called]
-    score = (len(wanted) - len(missing)) / len(wanted)
-    if not missing:
-        return Verdict(score, f"All expected tools were called: {', '.join(wanted)}.")
-    called_count = len(wanted) - len(missing)
-    return Verdict(score, f"Missing expected tools: {', '.join(missing)} ({called_count} of {len(wanted)} called).")
+    if wanted:
+        score = (len(wanted) - len(missing)) / len(wanted)
+        if missing:
+            reason = f"never called {', '.join(missing)} ({len(wanted) - len(missing)} of {len(wanted)} called)"
+        else:
+            reason = f"all expected tools were called: {', '.join(wanted)}"
+    elif called:
+        score, reason = 1.0, f"tools were called: {', '.join(dict.fromkeys(called))}"
+    else:
+        score, reason = 0.0, "called no tool (no expected tools were set, so any tool call would pass)"
+    passed = score > 0 and not missing
+    if failed_calls and not tool_errors_expected:
+        score *= (len(called) - failed_calls) / len(called)
+        passed = False
+        reason += f"; {failed_calls} of {len(called)} tool calls returned an error"
+    elif failed_calls:
+        reason += f"; {failed_calls} of {len(called)} tool calls returned an error, as the scenario expects"
+    return DefaultVerdict(score, passed, reason[0].upper() + reason[1:] + ".")
 
 
 def run_record(run: Run) -> dict[str, Any]:
@@ -64,7 +81,15 @@ def run_record(run: Run) -> dict[str, Any]:
     )
 
 
-def _result(run: Run, scorer: Scorer, evaluation: Evaluation) -> ScoreResult:
+def _result(run: Run, attachment: ScenarioScorer, evaluation: Evaluation) -> ScoreResult:
+    scorer = attachment.scorer
+    threshold = attachment.threshold if attachment.threshold is not None else run.threshold
+    judge = evaluation.judge
+    details: dict[str, object] | None = None
+    if judge:
+        # The model under test grading its own answers: shown on the run, its cell and its reports.
+        self_judging = run.provider is not None and judge == {"provider": run.provider.name, "model": run.model}
+        details = {"judge": judge, "self_judging": self_judging}
     return ScoreResult(
         run=run,
         scorer=scorer,
@@ -72,7 +97,9 @@ def _result(run: Run, scorer: Scorer, evaluation: Evaluation) -> ScoreResult:
         scorer_kind=scorer.kind,
         scorer_version=scorer.version,
         score=evaluation.score,
-        passed=None if evaluation.score is None else evaluation.score >= run.threshold,
+        passed=None if evaluation.outcome != "ok" or evaluation.score is None else evaluation.score >= threshold,
+        gating=not attachment.advisory,
+        threshold=threshold,
         reason=evaluation.reason,
         label=evaluation.label,
         console=evaluation.console,
@@ -82,7 +109,7 @@ def _result(run: Run, scorer: Scorer, evaluation: Evaluation) -> ScoreResult:
         input_tokens=evaluation.input_tokens,
         output_tokens=evaluation.output_tokens,
         cost_usd=evaluation.cost_usd,
-        details={"judge": evaluation.judge} if evaluation.judge else None,
+        details=details,
     )
 
 
@@ -96,25 +123,34 @@ def _expectations_result(run: Run, record: dict[str, Any]) -> ScoreResult:
     try:
         checked = evaluate_expectations(run.scenario.expectations, record)
     except InvalidExpectations as exc:
-        # Saved lists are validated, so this means the engine's rules changed since: say what to fix, count 0.
-        result.score, result.passed, result.outcome = 0.0, False, "errored"
+        # Saved lists are validated, so this means the engine's rules changed since: say what to fix, count 0; the
+        # run is then inconclusive (runs.verdict): an invalid check says nothing about the agent.
+        result.score, result.passed, result.outcome = 0.0, None, "errored"
         result.reason = "The scenario's expectations are invalid, so they count as 0: fix them on its form."
         result.error = "\n".join(exc.errors)
     else:
-        result.score, result.passed = checked.score, checked.score >= run.threshold
+        result.score, result.passed = checked.score, not checked.required_failed
+        # Only score-only expectations ("required": false): the result counts toward the score and gates nothing.
+        result.gating = any(outcome.required for outcome in checked.outcomes)
         result.reason, result.details = checked.reason, checked.to_dict()
     result.duration_ms = round((time.perf_counter() - started) * 1000)
     return result
 
 
 def _default_result(run: Run) -> ScoreResult:
-    verdict = default_verdict(expected_tools=run.settings.get("expected_tools") or [], called=run.tool_names)
+    calls = tool_call_facts(run.all_tool_calls, None)
+    verdict = default_verdict(
+        expected_tools=run.settings.get("expected_tools") or [],
+        called=[call.tool for call in calls],
+        failed_calls=sum(call.failed_by is not None for call in calls),
+        tool_errors_expected=bool(run.settings.get("tool_errors_expected")),
+    )
     return ScoreResult(
         run=run,
         scorer_name="Default scorer",
         scorer_kind="default",
         score=verdict.score,
-        passed=verdict.score >= run.threshold,
+        passed=verdict.passed,
         reason=verdict.reason,
     )
 
@@ -127,28 +163,32 @@ def score_run(run: Run, *, finishing: tuple[str, ...] = ()) -> bool:
     run done only with its score, and a run closed as lost while it was being scored stays so (returns False and
     saves nothing).
     """
-    scorers = list(run.scenario.scorers.select_related("judge_provider"))
+    attachments = list(
+        ScenarioScorer.objects.filter(scenario=run.scenario)
+        .select_related("scorer__judge_provider")
+        .order_by("scorer__name")
+    )
     results: list[ScoreResult] = []
-    if scorers or run.scenario.expectations:
+    if attachments or run.scenario.expectations:
         record = run_record(run)
         if run.scenario.expectations:
             results.append(_expectations_result(run, record))
-        results += [_result(run, scorer, scorer_evaluate(content=scorer, record=record)) for scorer in scorers]
+        results += [_result(run, a, scorer_evaluate(content=a.scorer, record=record)) for a in attachments]
     else:
         results = [_default_result(run)]
     counted = [result for result in results if result.score is not None]
     if counted:
         run.score = sum(result.score or 0.0 for result in counted) / len(counted)
-        run.passed = run.score >= run.threshold
         run.score_reason = (
             results[0].reason
             if len(results) == 1
             else " ".join(f"{r.scorer_name}: {r.reason or r.error}" for r in results)
         )
     else:
-        run.score, run.passed = None, None
+        run.score = None
         run.score_reason = "Every scorer was skipped, so the run has no score."
-    scored = ("score", "passed", "score_reason")
+    apply_verdict(run, results)
+    scored = ("score", "score_reason", *VERDICT_FIELDS)
     with transaction.atomic():
         # The conditional UPDATE comes first: it locks the row, so the reaper waits for this commit or wins before.
         if finishing and not run.save_if_running([*scored, *finishing]):

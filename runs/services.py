@@ -71,6 +71,7 @@ def run_create(
             "expected": scenario.expected,
             "conversation": scenario.conversation,
             "pass_threshold": scenario.pass_threshold,
+            "tool_errors_expected": scenario.tool_errors_expected,
             **level_settings(scenario),
         },
         transcript={"prompt": scenario.prompt, "steps": []},

@@ -8,6 +8,7 @@ from django.utils import timezone
 from runs import housekeeping, pipeline, scoring
 from runs.events import publish as events
 from runs.experiments.metrics import cells_refresh
+from runs.experiments.reruns import trials_rerun_inconclusive
 from runs.models import Run
 
 
@@ -15,6 +16,7 @@ from runs.models import Run
 def execute_run(self: Task, run_id: int) -> None:
     if pipeline.execute_run(run_id, worker=self.request.hostname or "unknown"):
         events.runs_finished([run_id])
+        trials_rerun_inconclusive(run_ids=[run_id])
     cells_refresh(run_ids=[run_id])
 
 

@@ -19,6 +19,8 @@ from runs.heartbeat import runs_reap_stale
 from runs.inspector.story import build_story, timeline
 from runs.models import Run
 from runs.services import run_cancel, runs_rescore
+from runs.verdict import CAUSES
+from runs.verdict.rule import VERDICTS
 
 PAGE_SIZE = 50
 
@@ -64,6 +66,8 @@ def run_list(request: HtmxHttpRequest) -> HttpResponse:
         context.update(
             scenarios=Scenario.objects.order_by("name").only("pk", "name"),
             statuses=Run.Status.choices,
+            verdicts=VERDICTS,
+            causes=CAUSES,
             models=models_used(),
             tags=Tag.objects.all(),
         )

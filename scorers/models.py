@@ -24,7 +24,9 @@ class Scorer(models.Model):
     labels = models.TextField(blank=True, help_text="One per line: LABEL|score, e.g. GOOD|1")
     judge_provider = models.ForeignKey(Provider, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     judge_model = models.CharField(max_length=200, blank=True)
-    scenarios = models.ManyToManyField(Scenario, blank=True, related_name="scorers")
+    scenarios: models.ManyToManyField[Scenario, ScenarioScorer] = models.ManyToManyField(
+        Scenario, blank=True, related_name="scorers", through="ScenarioScorer"
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -56,3 +58,21 @@ class ScorerVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scorer.name} v{self.version}"
+
+
+class ScenarioScorer(models.Model):
+    """A scorer attached to a scenario: gating at its own threshold (default: the scenario's), or advisory (shown
+    and counted in the score, never failing a run)."""
+
+    scorer = models.ForeignKey(Scorer, on_delete=models.CASCADE, related_name="attachments")
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="scorer_attachments")
+    advisory = models.BooleanField(default=False)
+    threshold = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        # The table Django made for the plain many-to-many, with its unique (scorer, scenario) index: attachments
+        # made before keep their rows, and count as gating.
+        db_table = "scorers_scorer_scenarios"
+
+    def __str__(self) -> str:
+        return f"{self.scorer_id} on {self.scenario_id}"

@@ -60,7 +60,9 @@ class MetricsOut(Schema):
     runs: RunCountsOut
     passed: int
     failed: int
-    pass_rate: float | None
+    inconclusive: int = Field(description="Runs nothing could decide (an outage, a lost worker, a skipped judge).")
+    pass_rate: float | None = Field(description="Passed / (passed + failed): inconclusive runs count neither way.")
+    failure_causes: dict[str, int] = Field(description="Runs that did not pass, by whose failure it was.")
     average_score: float | None
     cost_usd: CostOut
     duration_ms: DurationOut

@@ -37,6 +37,7 @@ from evalhub.scenarios.services import scenario_duplicate
 from runs.api import RunSummaryOut
 from runs.reports import run_summary
 from runs.services import run_start
+from scorers.attachments import attach_scorers, attachments_of
 from scorers.expectations import EXPECTATIONS_JSON_SCHEMA
 
 router = Router()
@@ -74,7 +75,27 @@ FORM_FIELDS = {
     "expected_tools_text": "expected_tools",
     "tags_text": "tags",
     "scorers": "scorer_ids",
+    "advisory_scorers": "scorers",
 }
+
+
+class ScorerAttachmentOut(Schema):
+    id: int
+    name: str
+    advisory: bool = Field(description="Shown and counted in the score, never failing a run.")
+    threshold: float | None = Field(description="Where it passes; null: the scenario's pass_threshold.")
+
+
+class ScorerAttachmentIn(Schema):
+    id: Id
+    advisory: bool = False
+    threshold: float | None = Field(None, ge=0, le=1, description="null: the scenario's pass_threshold.")
+
+
+SCORERS_HELP = (
+    "The scenario's scorers and how each counts: gating at its own threshold (default: the scenario's) or advisory. "
+    "Given, it replaces scorer_ids."
+)
 
 
 class ScenarioOut(Schema):
@@ -96,7 +117,9 @@ class ScenarioOut(Schema):
     conversation: dict[str, Any] = Field(description=CONVERSATION_HELP)
     tags: list[str]
     scorer_ids: list[int]
+    scorers: list[ScorerAttachmentOut] = Field(description=SCORERS_HELP)
     pass_threshold: float
+    tool_errors_expected: bool = Field(description="Tool errors neither fail the run nor blame the server.")
     tool_mode: str = Field(description=TOOL_MODE_HELP)
     level: str = Field(description="scenario (the agent loop), invocation (one model turn) or execution (a tool call).")
     tool_call: dict[str, Any] | None = Field(description="Execution level: the tool to call, {tool, arguments}.")
@@ -125,8 +148,12 @@ class ScenarioIn(Schema):
     expectations: Any = Field([], description=EXPECTATIONS_HELP, json_schema_extra=EXPECTATIONS_FIELD_SCHEMA)
     conversation: Any = Field({}, description=CONVERSATION_HELP)
     tags: list[str] = []
-    scorer_ids: list[Id] = Field([], description="None: the default scorer (were the expected tools called?).")
+    scorer_ids: list[Id] = Field(
+        [], description="Gating scorers. None: the default scorer (were the expected tools called, without errors?)."
+    )
+    scorers: list[ScorerAttachmentIn] | None = Field(None, max_length=100, description=SCORERS_HELP)
     pass_threshold: float = 0.7
+    tool_errors_expected: bool = False
     tool_mode: Literal["direct", "code"] = Field("direct", description=TOOL_MODE_HELP)
     max_turns: int = 10
     max_tool_calls: int = 25
@@ -152,7 +179,9 @@ class ScenarioPatch(Schema):
     conversation: Any = Field(None, description=CONVERSATION_HELP)
     tags: list[str] | None = None
     scorer_ids: list[Id] | None = None
+    scorers: list[ScorerAttachmentIn] | None = Field(None, max_length=100, description=SCORERS_HELP)
     pass_threshold: float | None = None
+    tool_errors_expected: bool | None = None
     tool_mode: Literal["direct", "code"] | None = Field(None, description=TOOL_MODE_HELP)
     max_turns: int | None = None
     max_tool_calls: int | None = None
@@ -191,7 +220,12 @@ def scenario_out(scenario: Scenario) -> dict[str, Any]:
         "conversation": dict(scenario.conversation),
         "tags": [tag.name for tag in scenario.tags.all()],
         "scorer_ids": [scorer.pk for scorer in scenario.scorers.all()],
+        "scorers": [
+            {"id": a.scorer_id, "name": a.scorer.name, "advisory": a.advisory, "threshold": a.threshold}
+            for a in attachments_of(scenario)
+        ],
         "pass_threshold": scenario.pass_threshold,
+        "tool_errors_expected": scenario.tool_errors_expected,
         "tool_mode": scenario.tool_mode,
         "level": scenario.level,
         "tool_call": scenario.tool_call,
@@ -218,6 +252,7 @@ def _get(scenario_id: int) -> Scenario:
 
 def _form_data(values: dict[str, Any]) -> dict[str, Any]:
     """The API's JSON fields as the ScenarioForm's POST data."""
+    attachments = values.get("scorers")
     for field in ("expected_tools", "tags"):
         bad = [item for item in values[field] if "," in item or "\n" in item]
         if bad:
@@ -239,8 +274,10 @@ def _form_data(values: dict[str, Any]) -> dict[str, Any]:
         "expectations": json.dumps(values["expectations"]),
         "conversation": "" if values["conversation"] is None else json.dumps(values["conversation"]),
         "tags_text": ", ".join(values["tags"]),
-        "scorers": values["scorer_ids"],
+        "scorers": [a["id"] for a in attachments] if attachments is not None else values["scorer_ids"],
+        "advisory_scorers": [a["id"] for a in attachments or () if a["advisory"]],
         "pass_threshold": values["pass_threshold"],
+        "tool_errors_expected": values["tool_errors_expected"],
         "tool_mode": values["tool_mode"],
         "max_turns": values["max_turns"],
         "max_tool_calls": values["max_tool_calls"],
@@ -263,6 +300,15 @@ def _save(values: dict[str, Any], instance: Scenario | None, request: HttpReques
         scenario.save()
         form.instance = scenario
         form.save()
+        if values.get("scorers") is not None:
+            # The form has no threshold fields: the API's own thresholds are set after it.
+            thresholds = {a["id"]: a["threshold"] for a in values["scorers"]}
+            attach_scorers(
+                scenario=scenario,
+                scorers=form.cleaned_data["scorers"],
+                advisory={a["id"] for a in values["scorers"] if a["advisory"]},
+                thresholds=thresholds,
+            )
     return _get(scenario.pk)
 
 
@@ -303,6 +349,8 @@ def update_scenario(request: HttpRequest, scenario_id: int, payload: ScenarioPat
         changes,
         nullable=("expected", "expectations", "conversation", "token_budget", "cost_budget_usd"),
     )
+    if "scorer_ids" in changes and "scorers" not in changes:
+        values["scorers"] = None  # scorer_ids alone: those scorers, gating (as before attachments had settings)
     if "model" in changes and "provider_id" not in changes:
         values["provider_id"] = None  # A new model may live at another provider: find it again.
     return scenario_out(_save(values, scenario, request))

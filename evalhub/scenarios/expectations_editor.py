@@ -33,7 +33,8 @@ def widget(name: str, param: Param) -> dict[str, Any]:
     elif "enum" in schema:
         field.update(widget="select", options=list(schema["enum"]))
     elif schema.get("const") is True or schema.get("type") == "boolean":
-        field["widget"] = "flag"
+        # A flag left out of the JSON means its default: `required` is on unless unticked.
+        field.update(widget="flag", default=schema.get("default", False))
     elif schema.get("type") in ("string", "integer", "number"):
         field["widget"] = {"string": "text", "integer": "integer", "number": "number"}[schema["type"]]
     elif schema.get("type") == "array" and schema.get("items", {}).get("type") == "string":

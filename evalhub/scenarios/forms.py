@@ -13,6 +13,7 @@ from evalhub.providers.models import Provider
 from evalhub.scenarios.models import DEFAULT_MAX_TOKENS, Scenario, Tag
 from evalhub.storable import refusal, storable
 from runs.conversation.spec import parse_conversation, validate_conversation
+from scorers.attachments import attach_scorers
 from scorers.expectations import validate_expectations
 from scorers.models import Scorer
 
@@ -105,7 +106,15 @@ class ScenarioForm(forms.ModelForm):
         queryset=Scorer.objects.all(),
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="None: the default scorer (were the expected tools called?). Several: the run's score is their mean.",
+        help_text="None: the default scorer (were the expected tools called and did every call succeed?). Each "
+        "scorer gates: a run passes only when each passes at the threshold; the run's score is their mean.",
+    )
+    advisory_scorers = forms.ModelMultipleChoiceField(
+        queryset=Scorer.objects.all(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Advisory scorers",
+        help_text="Of the scorers ticked above: shown and counted in the score, but never failing a run.",
     )
     tags_text = forms.CharField(
         label="Tags", required=False, help_text="Comma-separated, e.g. smoke, weather. Letters, digits, - and _."
@@ -127,6 +136,7 @@ class ScenarioForm(forms.ModelForm):
             "token_budget",
             "cost_budget_usd",
             "pass_threshold",
+            "tool_errors_expected",
         ]
         widgets = {
             "description": forms.Textarea(attrs={"rows": 2}),
@@ -147,7 +157,9 @@ class ScenarioForm(forms.ModelForm):
         "conversation",
         "expectations",
         "scorers",
+        "advisory_scorers",
         "pass_threshold",
+        "tool_errors_expected",
         "max_turns",
         "max_tool_calls",
         "time_limit_seconds",
@@ -176,6 +188,9 @@ class ScenarioForm(forms.ModelForm):
             self.initial["conversation"] = scenario.conversation or None
             self.initial["tags_text"] = ", ".join(tag.name for tag in scenario.tags.all())
             self.initial["scorers"] = list(scenario.scorers.all())
+            self.initial["advisory_scorers"] = list(
+                Scorer.objects.filter(attachments__scenario=scenario, attachments__advisory=True)
+            )
 
     def clean_model_choice(self) -> str:
         value: str = self.cleaned_data["model_choice"]
@@ -247,5 +262,9 @@ class ScenarioForm(forms.ModelForm):
         if commit:
             scenario.save()
             scenario.tags.set([Tag.objects.get_or_create(name=name)[0] for name in self.cleaned_data["tags_text"]])
-            scenario.scorers.set(self.cleaned_data["scorers"])
+            attach_scorers(
+                scenario=scenario,
+                scorers=self.cleaned_data["scorers"],
+                advisory={scorer.pk for scorer in self.cleaned_data["advisory_scorers"]},
+            )
         return scenario

@@ -97,6 +97,11 @@ class Scenario(models.Model):
         default=list, blank=True, help_text="Declarative checks of the run (scorers/expectations), scored as one."
     )
     expected = models.JSONField(null=True, blank=True, help_text="Free JSON handed to scorers as `expected`.")
+    # A restraint test expects tools to fail: tool errors then neither fail the default scorer nor blame the server.
+    tool_errors_expected = models.BooleanField(
+        default=False,
+        help_text="Tool errors are expected (e.g. a restraint test): they do not fail the run or blame the server.",
+    )
     # Empty: one prompt. Else scripted follow-ups or a simulated user (runs/conversation/spec.py).
     conversation = models.JSONField(default=dict, blank=True)
     tags = models.ManyToManyField(Tag, blank=True, related_name="scenarios")

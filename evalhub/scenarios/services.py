@@ -10,13 +10,14 @@ from django.db import transaction
 
 from evalhub.naming import copy_name
 from evalhub.scenarios.models import Scenario
+from scorers.attachments import attach_scorers, attachments_of
 from scorers.expectations import InvalidExpectations, validate_expectations
 
 
 def scenario_duplicate(*, scenario: Scenario, user: AbstractBaseUser | AnonymousUser) -> Scenario:
     """Copy everything that defines the scenario (its fields, tags and attached scorers), not its runs."""
     tags = list(scenario.tags.all())
-    scorers = list(scenario.scorers.all())
+    attachments = attachments_of(scenario)
     with transaction.atomic():
         copy = Scenario.objects.get(pk=scenario.pk)
         copy.pk = None
@@ -26,7 +27,12 @@ def scenario_duplicate(*, scenario: Scenario, user: AbstractBaseUser | Anonymous
         copy.shipped_eval_id, copy.shipped_eval, copy.shipped_eval_removed_at = "", None, None
         copy.save()
         copy.tags.set(tags)
-        copy.scorers.set(scorers)
+        attach_scorers(
+            scenario=copy,
+            scorers=[a.scorer for a in attachments],
+            advisory={a.scorer_id for a in attachments if a.advisory},
+            thresholds={a.scorer_id: a.threshold for a in attachments},
+        )
     return copy
 
 

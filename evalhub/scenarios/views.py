@@ -14,6 +14,7 @@ from evalhub.permissions import require_change
 from evalhub.scenarios import services
 from evalhub.scenarios.expectations_editor import editor_spec, expectations_check
 from evalhub.scenarios.forms import ScenarioForm
+from evalhub.scenarios.grading import AttachedScorer, Grading, grading_summary
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.server_evals.services import SideEffectsUnacknowledged
 from evalhub.servers.models import McpServer
@@ -24,13 +25,15 @@ from runs.heartbeat import runs_reap_stale
 from runs.models import Run
 from runs.quota import QuotaExceeded
 from runs.services import run_start, runs_start_many
+from scorers.models import ScenarioScorer
 
 
 def _with_last_run(queryset):  # type: ignore[no-untyped-def]
-    """Each scenario's latest run, its latest scored run and its newest run still under way: the last score stays
-    in view while a newer run is queued or running, and is replaced once that run is scored."""
+    """Each scenario's latest run, its latest judged run (one with a verdict, which a run that ended in an error
+    has too) and its newest run still under way: the last verdict stays in view while a newer run is queued or
+    running, and is replaced once that run is judged."""
     runs = Run.objects.filter(scenario=OuterRef("pk")).order_by("-created_at", "-id")
-    scored = runs.filter(status=Run.Status.DONE)
+    scored = runs.exclude(verdict="")
     active = runs.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING])
     return queryset.annotate(
         last_run_id=Subquery(runs.values("pk")[:1]),
@@ -38,7 +41,9 @@ def _with_last_run(queryset):  # type: ignore[no-untyped-def]
         last_run_at=Subquery(runs.values("created_at")[:1]),
         scored_run_id=Subquery(scored.values("pk")[:1]),
         scored_score=Subquery(scored.values("score")[:1]),
-        scored_passed=Subquery(scored.values("passed")[:1]),
+        scored_verdict=Subquery(scored.values("verdict")[:1]),
+        scored_cause=Subquery(scored.values("failure_cause")[:1]),
+        scored_reason=Subquery(scored.values("failure_reason")[:1]),
         active_run_id=Subquery(active.values("pk")[:1]),
         active_status=Subquery(active.values("status")[:1]),
     )
@@ -60,7 +65,7 @@ def scenario_list(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def scenario_last_score(request: HttpRequest, scenario_id: int) -> HttpResponse:
-    """The "Last score" cell of one scenario, refreshed as the scenario's runs are queued, start and end."""
+    """The "Last verdict" cell of one scenario, refreshed as the scenario's runs are queued, start and end."""
     runs_reap_stale()
     scenario = get_object_or_404(_with_last_run(Scenario.objects.all()), pk=scenario_id)
     return render(request, "evalhub/_scenario_last_score.html", {"scenario": scenario})
@@ -135,7 +140,28 @@ def scenario_detail(request: HtmxHttpRequest, scenario_id: int) -> HttpResponse:
     if request.htmx:
         return render(request, template + "#scenario-runs", context)
     context["unknown_tools"] = scenario.unknown_expected_tools()
+    context["grading"] = _grading(scenario)
     return render(request, template, context)
+
+
+def _grading(scenario: Scenario) -> Grading:
+    attachments = ScenarioScorer.objects.filter(scenario=scenario).select_related("scorer").order_by("scorer__name")
+    return grading_summary(
+        expectations=scenario.expectations,
+        scorers=[
+            AttachedScorer(
+                scorer_id=a.scorer_id,
+                name=a.scorer.name,
+                kind=a.scorer.kind,
+                advisory=a.advisory,
+                threshold=a.threshold,
+            )
+            for a in attachments
+        ],
+        expected_tools=scenario.expected_tools,
+        tool_errors_expected=scenario.tool_errors_expected,
+        threshold=scenario.pass_threshold,
+    )
 
 
 @require_POST

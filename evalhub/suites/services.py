@@ -42,7 +42,10 @@ def suite_export(*, schema_url: str, tag: str = "") -> str:
     scenarios = [e for e in everything["scenarios"].values() if not tag or tag in e["tags"]]
     chosen: dict[str, list[dict[str, Any]]] = {"scenarios": scenarios}
     if tag:
-        used = {"servers": {e["server"] for e in scenarios}, "scorers": {n for e in scenarios for n in e["scorers"]}}
+        used = {
+            "servers": {e["server"] for e in scenarios},
+            "scorers": {n for e in scenarios for n in [*e["scorers"], *e["advisory_scorers"]]},
+        }
         chosen["servers"] = [everything["servers"][name] for name in sorted(used["servers"])]
         chosen["scorers"] = [everything["scorers"][name] for name in sorted(used["scorers"])]
         providers = {e["provider"] for e in scenarios} | {e["judge_provider"] for e in chosen["scorers"]}
@@ -114,9 +117,14 @@ def _reference_problems(data: dict[str, Any], current: dict[str, Any], plan: Pla
         for key, section in (("server", "servers"), ("provider", "providers")):
             if entry[key] not in ensure[section]:
                 found.append((f"{where}/{key}", f"no {key} named {entry[key]!r} in the file or in EvalHub"))
-        for position, name in enumerate(entry.get("scorers", [])):
-            if name not in ensure["scorers"]:
-                found.append((f"{where}/scorers/{position}", f"no scorer named {name!r} in the file or in EvalHub"))
+        for key in ("scorers", "advisory_scorers"):
+            for position, name in enumerate(entry.get(key, [])):
+                if name not in ensure["scorers"]:
+                    found.append((f"{where}/{key}/{position}", f"no scorer named {name!r} in the file or in EvalHub"))
+        attached = {*entry.get("scorers", []), *entry.get("advisory_scorers", [])}
+        for name in entry.get("scorer_thresholds", {}):
+            if name not in attached:
+                found.append((f"{where}/scorer_thresholds/{name}", f"{name!r} is not one of this scenario's scorers"))
     for index, entry in enumerate(data.get("scorers") or []):
         name = entry.get("judge_provider", "")
         if name and name not in ensure["providers"]:

@@ -22,6 +22,7 @@ from evalhub.servers.models import McpServer
 from evalhub.suites import secrets
 from evalhub.suites.plan import address_changed
 from evalhub.suites.sections import SECTIONS, Section
+from scorers.attachments import attach_scorers, attachments_of
 from scorers.models import Scorer
 from scorers.services import scorer_save
 
@@ -164,6 +165,7 @@ SCENARIOS = SECTIONS["scenarios"]
 
 def read_scenario(scenario: Scenario) -> dict[str, Any]:
     cost = scenario.cost_budget_usd
+    attachments = attachments_of(scenario)
     return SCENARIOS.complete(
         _generic(SCENARIOS, scenario)
         | {
@@ -171,7 +173,9 @@ def read_scenario(scenario: Scenario) -> dict[str, Any]:
             "provider": scenario.provider.name,
             "cost_budget_usd": float(cost) if cost is not None else None,
             "tags": [tag.name for tag in scenario.tags.all()],
-            "scorers": [scorer.name for scorer in scenario.scorers.all()],
+            "scorers": [a.scorer.name for a in attachments if not a.advisory],
+            "advisory_scorers": [a.scorer.name for a in attachments if a.advisory],
+            "scorer_thresholds": {a.scorer.name: a.threshold for a in attachments if a.threshold is not None},
         }
     )
 
@@ -185,7 +189,13 @@ def write_scenario(scenario: Scenario, entry: dict[str, Any]) -> Scenario:
     _clean(scenario, exclude=["created_by", "tags"])
     scenario.save()
     scenario.tags.set([Tag.objects.get_or_create(name=name)[0] for name in entry["tags"]])
-    scenario.scorers.set(Scorer.objects.filter(name__in=entry["scorers"]))
+    scorers = {s.name: s for s in Scorer.objects.filter(name__in=[*entry["scorers"], *entry["advisory_scorers"]])}
+    attach_scorers(
+        scenario=scenario,
+        scorers=scorers.values(),
+        advisory={scorers[name].pk for name in entry["advisory_scorers"] if name in scorers},
+        thresholds={s.pk: entry["scorer_thresholds"].get(name) for name, s in scorers.items()},
+    )
     return scenario
 
 

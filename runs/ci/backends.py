@@ -130,6 +130,7 @@ class LocalBackend:
                 modes=body.get("modes") or [],
                 label=body.get("label", ""),
                 baseline=body.get("baseline_id"),
+                rerun_inconclusive=body.get("rerun_inconclusive", True),
                 user=None,
             )
         except (ExperimentInvalid, QuotaExceeded) as exc:

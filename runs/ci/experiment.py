@@ -1,9 +1,12 @@
 """`manage.py evalhub run --models a,b --trials 5 …`: an experiment as a CI gate.
 
 Starts the experiment (every trial admitted against the quota, or none), waits for it, prints the matrix and the
-comparison with its baseline, writes JSON and JUnit (one test case per cell), and exits like `evalhub run`:
-0 nothing failed; 1 a significant regression (with --fail-on-regression) or a cell below --min-pass-rate;
-2 an infrastructure problem (unknown scenario, tag or model, quota, an errored trial, no worker, a timeout).
+comparison with its baseline, writes JSON and JUnit (one test case per cell), and exits (runs.ci.runner.EXIT_CODES):
+0 nothing failed; 1 a significant regression (with --fail-on-regression) or a cell below --min-pass-rate, over
+decided trials (a trial the server failed, crash included, is a decided failure); 2 an infrastructure problem
+(unknown scenario, tag or model, quota, no worker, a timeout, a cancelled experiment); 3 nothing failed but a cell
+had more than --max-inconclusive inconclusive trials (an outage of the model provider, a lost worker, a skipped
+judge), so the gate could not decide: run it again.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from django.utils import timezone
 
 from evalhub.ids import ACCEPTED, parse_id
 from runs.ci.backends import Backend, InfraError
-from runs.ci.runner import EXIT_FAILED, EXIT_INFRA, EXIT_PASSED, Options
+from runs.ci.runner import EXIT_FAILED, EXIT_INFRA, EXIT_PASSED, EXIT_UNDECIDED, Options
 from runs.events.stream import EventFilter
+from runs.experiments.matrix import tally_text
 from runs.experiments.reports import gate, matrix_rows, render_experiment_report, to_junit
 
 
@@ -32,6 +36,9 @@ class ExperimentOptions:
     baseline: str = ""  # "pinned", an experiment id, or "" for none
     fail_on_regression: bool = False
     min_pass_rate: float | None = None
+    # A cell with more inconclusive trials than this (after the one re-run each gets) cannot be decided: exit 3.
+    max_inconclusive: int = 0
+    rerun_inconclusive: bool = True
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -41,12 +48,24 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def change_text(row: dict[str, Any]) -> str:
+    """ "5/5 → 0/5, Fisher p = 0.008; causes: server 5 — Passes less often…": a compared cell for the terminal."""
+    before, after = row["baseline"], row["candidate"]
+    text = f"{before['passes']}/{before['counted']} → {after['passes']}/{after['counted']}"
+    if row["p_value"] is not None:
+        text += f", Fisher p = {row['p_value']:.3f}"
+    if after["failure_causes"]:
+        text += "; causes: " + tally_text(after["failure_causes"])
+    return f"{text} — {row['description']}"
+
+
 def _body(backend: Backend, options: Options, experiment: ExperimentOptions) -> dict[str, Any]:
     body: dict[str, Any] = {
         "models": [{"model": model} for model in experiment.models],
         "trials": experiment.trials,
         "modes": experiment.modes,
         "label": experiment.label,
+        "rerun_inconclusive": experiment.rerun_inconclusive,
     }
     # One tag and nothing else is recorded as the tag, so the experiment can be (and use) the tag's pinned baseline.
     if len(options.tags) == 1 and not options.scenarios:
@@ -141,21 +160,31 @@ def _run(backend: Backend, options: Options, plan: ExperimentOptions, *, out: Te
         out.write(f"\nCompared with {baseline}: {comparison['summary']}\n")
         for row in comparison["cells"]:
             if row["kind"] in ("regressed", "fixed"):
-                out.write(f"  {row['kind']}: {row['scenario_name']} on {row['model']} — {row['description']}\n")
+                out.write(f"  {row['kind']}: {row['scenario_name']} on {row['model']}: {change_text(row)}\n")
     # Without a regression gate every trial must pass, as `evalhub run` wants every run to pass.
     min_rate = plan.min_pass_rate if plan.fail_on_regression or plan.min_pass_rate is not None else 1.0
-    results = gate(record, comparison, fail_on_regression=plan.fail_on_regression, min_pass_rate=min_rate)
+    results = gate(
+        record,
+        comparison,
+        fail_on_regression=plan.fail_on_regression,
+        min_pass_rate=min_rate,
+        max_inconclusive=plan.max_inconclusive,
+    )
     title = f"EvalHub experiment #{record['id']}"
     if options.json_path:
         options.json_path.write_text(render_experiment_report(record, comparison, "json", title=title).content)
     if options.junit_path:
         options.junit_path.write_text(to_junit(results, title=title))
     failing = [r for r in results if r.failures]
-    errored = [r for r in results if r.errors]
-    for result in [*errored, *failing]:
-        for line in result.errors or result.failures:
+    undecided = [r for r in results if r.undecided and not r.failures]
+    for result in [*failing, *undecided]:
+        for line in result.failures or result.undecided:
             err.write(f"{result.cell['scenario_name']} on {result.cell['model']}: {line}\n")
-    out.write(f"\n{len(results) - len(failing) - len(errored)}/{len(results)} cells passed\n")
-    if errored or record["status"] == "cancelled":
+    passed = len(results) - len(failing) - len(undecided)
+    out.write(f"\n{passed}/{len(results)} cells passed" + (f", {len(undecided)} undecided" if undecided else "") + "\n")
+    if record["status"] == "cancelled":
         return EXIT_INFRA
-    return EXIT_FAILED if failing else EXIT_PASSED
+    # A decided failure is news whatever else happened; only a gate with nothing failed can be left undecided.
+    if failing:
+        return EXIT_FAILED
+    return EXIT_UNDECIDED if undecided else EXIT_PASSED

@@ -26,7 +26,17 @@ from runs.models import Run
 from runs.reports import render_report, run_passes
 from runs.reports.formats import score_text, usd, verdict
 
-EXIT_PASSED, EXIT_FAILED, EXIT_INFRA = 0, 1, 2
+EXIT_PASSED, EXIT_FAILED, EXIT_INFRA, EXIT_UNDECIDED = 0, 1, 2, 3
+# What `manage.py evalhub run --help` and the README say of each exit code.
+EXIT_CODES = {
+    EXIT_PASSED: "every run passed (an experiment: no cell failed the gate and every cell was decided)",
+    EXIT_FAILED: "a run failed; an experiment: a cell regressed (--fail-on-regression) or passed less often than "
+    "--min-pass-rate (without either: any decided trial failed), counting decided trials only",
+    EXIT_INFRA: "infrastructure: an unknown scenario, tag or model, the quota used up, no worker, --timeout, a "
+    "cancelled experiment; without --models, a run that ended in an error",
+    EXIT_UNDECIDED: "an experiment with nothing failed, but a cell had more than --max-inconclusive inconclusive "
+    "trials (the provider failed, a worker was lost, a judge was skipped), or none decided: run it again",
+}
 BAR_WIDTH = 28
 
 

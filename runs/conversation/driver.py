@@ -16,12 +16,22 @@ from typing import Any
 import anyio
 
 from evalhub.model_client.client import ProviderClient
+from evalhub.model_client.errors import ProviderError
 from evalhub.providers.models import Provider
 from runs.budgets import Budgets
 from runs.conversation.simulator import Exchange, is_done, simulator_messages
 from runs.conversation.spec import Conversation, parse_conversation
 from runs.models import Run
 from runs.recorder import Recorder
+
+
+class SimulatorFailed(Exception):
+    """The simulated user's provider failed: the run is inconclusive (runs.verdict), not the agent's failure."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind, self.message = kind, message
+
 
 # A simulated user's message is short; this bounds what a looping simulator model can produce per turn.
 SIMULATOR_MAX_TOKENS = 1024
@@ -95,8 +105,12 @@ class ConversationDriver:
         messages = simulator_messages(self.conversation.simulation, self.facts, self._exchanges)
         client, model = self.simulator, self.simulator_model
         await self.recorder.entering(f"simulated user turn {len(self._exchanges)}")
-        result = await anyio.to_thread.run_sync(
-            lambda: client.chat(messages=messages, model=model, max_tokens=SIMULATOR_MAX_TOKENS), abandon_on_cancel=True
-        )
+        try:
+            result = await anyio.to_thread.run_sync(
+                lambda: client.chat(messages=messages, model=model, max_tokens=SIMULATOR_MAX_TOKENS),
+                abandon_on_cancel=True,
+            )
+        except ProviderError as exc:
+            raise SimulatorFailed(str(exc.kind), exc.message) from None
         await self.recorder.simulator_answered(result)
         return result.text

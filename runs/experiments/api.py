@@ -68,6 +68,11 @@ class ExperimentIn(Schema):
     baseline_id: Id | Literal["pinned"] | None = Field(
         None, description='An experiment id, or "pinned" for the baseline pinned for `tag` (none if nothing is).'
     )
+    rerun_inconclusive: bool = Field(
+        True,
+        description="Run an inconclusive trial (provider outage, lost worker, skipped judge) once more; each "
+        "re-run takes one run of the daily quota.",
+    )
 
 
 class ModelOut(Schema):
@@ -88,9 +93,26 @@ class CellOut(Schema):
     column: int = Field(description="The cell's column: its index in the experiment's `models` and `totals`.")
     trials: int
     finished: int
-    counted: int = Field(description="Trials that ran to a result (done or errored); cancelled ones are not counted.")
+    counted: int = Field(
+        description="Decided trials: their run's verdict is pass or fail. Every rate and interval counts these only."
+    )
     passes: int
-    errors: int
+    failed: int
+    inconclusive: int = Field(
+        description="Trials whose verdict is inconclusive (a provider outage, a lost worker, a skipped judge): "
+        "left out of every statistic."
+    )
+    errors: int = Field(description="Trials whose run ended in an error (their verdict says whose it was).")
+    failure_causes: dict[str, int] = Field(
+        description="Trials that did not pass, per failure_cause (agent, server, provider, judge, simulator, "
+        "budget, harness).",
+        examples=[{"server": 5}],
+    )
+    failed_stages: dict[str, int] = Field(
+        description="Failed trials per first failed stage.", examples=[{"result returned": 5}]
+    )
+    self_judging: bool = Field(description="A trial's judge was the model under test.")
+    reruns: int = Field(description="Trials run again because their first run was inconclusive (counted once).")
     pass_rate: float | None
     k: int
     pass_at_k: float | None = Field(description="Chance that at least one of k trials passes: 1 - C(n-c,k)/C(n,k).")
@@ -139,6 +161,7 @@ class ExperimentSummaryOut(Schema):
     baseline_pin: BaselinePinOut | None = Field(
         description="When the baseline was the tag's pinned one: who pinned it and when, as it stood at the start."
     )
+    rerun_inconclusive: bool
     status: Literal["running", "done", "cancelled"]
     progress: ProgressOut
     created_at: datetime
@@ -159,11 +182,12 @@ class CellComparisonOut(Schema):
     scenario_name: str
     model: str
     kind: str = Field(
-        description="regressed, fixed, still_failing, still_passing, unchanged, "
-        "changed_not_significant, new, removed or pending"
+        description="regressed, fixed, still_failing, still_passing, unchanged, changed_not_significant, new, "
+        "removed, undecided (a side finished with only inconclusive trials) or pending"
     )
     verdict: str | None
     description: str
+    p_value: float | None = Field(description="Fisher's two-sided p on the decided trials of both sides.")
     baseline: CellOut | None
     candidate: CellOut | None
     delta: dict[str, float | None]
@@ -220,6 +244,7 @@ def start_experiment(request: HttpRequest, payload: ExperimentIn) -> Status:
             modes=list(dict.fromkeys(payload.modes)),
             trials=payload.trials,
             baseline=payload.baseline_id,
+            rerun_inconclusive=payload.rerun_inconclusive,
             user=acting_user(request),
         )
     except ExperimentInvalid as exc:

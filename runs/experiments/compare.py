@@ -1,7 +1,8 @@
 """Comparing a candidate experiment with a baseline, cell by cell, from their stored cells (two queries).
 
 Cells match on (scenario, model). Each cell present in both gets a verdict from runs.experiments.stats (Fisher's
-exact test; a single-trial flip counts) and deltas; cells on one side only are new or removed.
+exact test on decided trials only; a single-trial flip counts) and deltas; cells on one side only are new or
+removed, and a finished cell with no decided trial leaves its row undecided.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from django.utils.safestring import SafeString, mark_safe
 
 from runs.experiments.matrix import CellView
 from runs.experiments.models import Experiment, ExperimentCell
-from runs.experiments.stats import CellOutcome, Verdict, compare_cells, percentile
+from runs.experiments.stats import CellOutcome, Verdict, compare_cells, fisher_exact_two_sided, percentile
 
-NEW, REMOVED = "new", "removed"
+NEW, REMOVED, UNDECIDED = "new", "removed", "undecided"
 MINUS = "\N{MINUS SIGN}"
 
 
@@ -35,8 +36,10 @@ class CellComparison:
     model: str
     baseline: CellView | None
     candidate: CellView | None
-    # None for new and removed cells, and for cells with no counted trial yet on a side.
+    # None for new and removed cells, and for cells with no decided trial yet on a side.
     verdict: Verdict | None
+    # Fisher's two-sided p on the decided trials, when both sides have some.
+    p_value: float | None = None
 
     @cached_property
     def kind(self) -> str:
@@ -44,7 +47,11 @@ class CellComparison:
             return NEW
         if self.candidate is None:
             return REMOVED
-        return str(self.verdict) if self.verdict else "pending"
+        if self.verdict:
+            return str(self.verdict)
+        # Every trial of a side finished and none was decided: only inconclusive ones, nothing to compare.
+        finished = all(view.cell.finished >= view.cell.trials for view in (self.baseline, self.candidate))
+        return UNDECIDED if finished else "pending"
 
     @property
     def label(self) -> str:
@@ -105,6 +112,15 @@ class CellComparison:
             f"{f'{before.cell.passes}/{before.k}' if before else '—'} → "
             f"{f'{after.cell.passes}/{after.k}' if after else '—'}"
         )
+        if self.p_value is not None and self.pass_rate_delta:  # equal rates: p = 1, nothing to read
+            passes += f" · p {self.p_value:.3f}"
+        undecided = [view.cell.inconclusive for view in (before, after) if view]
+        if any(undecided):
+            passes += f" ({' → '.join(str(count) for count in undecided)} inconclusive)"
+        causes = ""
+        if after and after.causes_text:
+            causes = f'<div class="cell-line">causes: {escape(after.causes_text)}</div>'
+
         title = f' title="{escape(self.verdict.description)}"' if self.verdict else ""
         deltas = "".join(f'<td class="delta">{escape(text)}</td>' for text in self.delta_texts)
         link = f'<a href="{escape(divergence_url)}">First divergence</a>' if divergence_url else ""
@@ -112,7 +128,7 @@ class CellComparison:
             f'<tr data-kind="{self.kind}" class="verdict-{self.kind}"><td>{escape(self.scenario_name)}</td>'
             f'<td class="mono small">{escape(self.model)}</td>'
             f'<td><span class="badge {badge.get(self.kind, "")}"{title}>{escape(self.label)}</span></td>'
-            f"<td>{escape(passes)}</td>{deltas}<td>{link}</td></tr>"
+            f"<td>{escape(passes)}{causes}</td>{deltas}<td>{link}</td></tr>"
         )
 
     def record(self) -> dict[str, Any]:
@@ -122,6 +138,7 @@ class CellComparison:
             "kind": self.kind,
             "verdict": str(self.verdict) if self.verdict else None,
             "description": self.verdict.description if self.verdict else "",
+            "p_value": self.p_value,
             "baseline": self.baseline.record() if self.baseline else None,
             "candidate": self.candidate.record() if self.candidate else None,
             "delta": {
@@ -160,6 +177,8 @@ class Comparison:
         new, removed = self.count(NEW), self.count(REMOVED)
         if new or removed:
             parts[0] += f", {new} new, {removed} removed"
+        if undecided := self.count(UNDECIDED):
+            parts[0] += f", {undecided} undecided (only inconclusive trials)"
         if self.cost_change is not None:
             parts.append(f"cost {_signed(round(self.cost_change * 100))} %")
         elif self.cost_before == 0 and self.cost_after is not None:
@@ -175,7 +194,7 @@ class Comparison:
             "summary": self.summary,
             "counts": {
                 kind: self.count(kind)
-                for kind in [*(str(v) for v in Verdict), NEW, REMOVED, "pending"]
+                for kind in [*(str(v) for v in Verdict), NEW, REMOVED, UNDECIDED, "pending"]
                 if self.count(kind)
             },
             "cost_change": self.cost_change,
@@ -190,7 +209,7 @@ def _signed(value: float) -> str:
 
 
 def _outcome(view: CellView | None) -> CellOutcome | None:
-    return CellOutcome(view.cell.passes, view.cell.counted) if view and view.cell.counted else None
+    return view.cell.counts.outcome() if view else None
 
 
 def compare_experiments(
@@ -208,8 +227,13 @@ def compare_experiments(
         old, new = before.get(key), after.get(key)
         named = (new or old).cell  # type: ignore[union-attr]
         old_outcome, new_outcome = _outcome(old), _outcome(new)
-        verdict = compare_cells(old_outcome, new_outcome) if old_outcome and new_outcome else None
-        rows.append(CellComparison(named.scenario_name, named.model_label, old, new, verdict))
+        verdict, p_value = None, None
+        if old_outcome and new_outcome:
+            verdict = compare_cells(old_outcome, new_outcome)
+            p_value = fisher_exact_two_sided(
+                old_outcome.passes, old_outcome.trials, new_outcome.passes, new_outcome.trials
+            )
+        rows.append(CellComparison(named.scenario_name, named.model_label, old, new, verdict, p_value))
     common = [row for row in rows if row.baseline and row.candidate]
 
     def cost(side: str) -> float | None:

@@ -40,6 +40,13 @@ class ExperimentForm(forms.Form):
         initial=DEFAULT_TRIALS,
         help_text=f"Runs per scenario and model ({MIN_TRIALS} to {MAX_TRIALS}); each counts against the daily quota.",
     )
+    rerun_inconclusive = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Re-run inconclusive trials once",
+        help_text="A trial that could not be decided (the model provider failed, the worker was lost, a judge was "
+        "skipped) runs once more; each re-run counts against the daily quota.",
+    )
     baseline = forms.ModelChoiceField(
         queryset=Experiment.objects.order_by("-created_at"),
         required=False,

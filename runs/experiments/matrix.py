@@ -23,9 +23,15 @@ CHART_WIDTH, CHART_HEIGHT = 420, 180
 CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 48, 400, 16, 150
 
 
+def tally_text(tally: dict[str, int]) -> str:
+    """ "server 5, provider 1": a cell's trials per failure cause (or per first failed stage), most first."""
+    ordered = sorted(tally.items(), key=lambda item: (-item[1], item[0]))
+    return ", ".join(f"{name} {count}" for name, count in ordered)
+
+
 @dataclass(frozen=True)
 class CellView:
-    """One cell's figures. `k` is the number of counted trials (the planned trials once all have finished)."""
+    """One cell's figures. `k` is the number of decided trials (passed or failed; inconclusive ones are left out)."""
 
     cell: ExperimentCell
 
@@ -83,10 +89,20 @@ class CellView:
         return round(100 * (self.pass_rate or 0))
 
     @property
+    def causes_text(self) -> str:
+        """ "server 5, provider 1": the trials that did not pass, by whose failure it was."""
+        return tally_text(self.cell.failure_causes)
+
+    @property
+    def stages_text(self) -> str:
+        """ "result returned 5": the failed trials by the first stage they failed at."""
+        return tally_text(self.cell.failed_stages)
+
+    @property
     def state(self) -> str:
-        """pass / fail / flaky / pending: the cell's colour."""
+        """pass / fail / flaky / inconclusive / pending: the cell's colour."""
         if not self.k:
-            return "pending"
+            return "inconclusive" if self.cell.inconclusive else "pending"
         if self.flaky:
             return "flaky"
         return "pass" if self.cell.passes == self.k else "fail"
@@ -95,9 +111,14 @@ class CellView:
         """The matrix <td>'s content. Built here with the standard library's escape rather than by the template or
         format_html: at 250 cells either costs most of the page's time budget (bench/experiment_bench.py)."""
         cell = self.cell
-        lines = self.lines or ["waiting for a first trial"]
-        if cell.errors:
-            lines = [*lines, f"{cell.errors} errored"]
+        judged = self.k or cell.inconclusive
+        lines = [cell.counts.text, *self.lines] if judged else ["waiting for a first trial"]
+        if self.causes_text:
+            lines.append(f"causes: {self.causes_text}")
+        if self.stages_text:
+            lines.append(f"failed at: {self.stages_text}")
+        if cell.reruns:
+            lines.append(f"{cell.reruns} inconclusive trial{'s' if cell.reruns != 1 else ''} re-run")
         count = f"{cell.passes}/{self.k}" if self.k else "—"
         progress = (
             f' <span class="muted small">{cell.finished} of {cell.trials} finished</span>'
@@ -105,6 +126,11 @@ class CellView:
             else ""
         )
         flaky = ' <span class="badge badge-warn">flaky</span>' if self.flaky else ""
+        if cell.self_judging:
+            flaky += (
+                ' <span class="badge badge-warn" title="A judge of this cell is the model under test: it graded '
+                'its own answers">self-judging</span>'
+            )
         figures = "".join(f'<div class="cell-line">{escape(line)}</div>' for line in lines)
         return mark_safe(  # noqa: S308 — every interpolated text is escaped above; the rest are our integers
             f'<a class="cell-count" href="{escape(runs_url)}?cell={cell.pk}" title="List this cell&#x27;s runs">'
@@ -128,7 +154,13 @@ class CellView:
             "finished": cell.finished,
             "counted": cell.counted,
             "passes": cell.passes,
+            "failed": cell.counted - cell.passes,
+            "inconclusive": cell.inconclusive,
             "errors": cell.errors,
+            "failure_causes": cell.failure_causes,
+            "failed_stages": cell.failed_stages,
+            "self_judging": cell.self_judging,
+            "reruns": cell.reruns,
             "pass_rate": self.pass_rate,
             "k": self.k,
             "pass_at_k": self.pass_at_k,
@@ -296,6 +328,7 @@ def experiment_record(experiment: Experiment, cells: list[ExperimentCell]) -> di
         "trials": experiment.trials,
         "baseline_id": experiment.baseline_id,
         "baseline_pin": experiment.baseline_pin,
+        "rerun_inconclusive": experiment.rerun_inconclusive,
         "status": experiment.status,
         "progress": {"finished": experiment.finished_runs, "total": experiment.total_runs},
         "created_at": experiment.created_at.isoformat(),

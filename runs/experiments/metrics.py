@@ -6,6 +6,7 @@ the pages then read the stored numbers and never aggregate runs (a constant numb
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
@@ -16,51 +17,60 @@ from django.utils import timezone
 
 from runs.events import publish as events
 from runs.experiments.models import Experiment, ExperimentCell
-from runs.experiments.stats import mean_interval
+from runs.experiments.stats import TrialCounts, mean_interval
 from runs.models import Run
+from runs.verdict import first_failed_stage
 
 FINISHED = ("done", "error", "cancelled")
-COUNTED = ("done", "error")
 ROW_FIELDS = (
+    "id",
     "status",
-    "passed",
+    "verdict",
+    "failure_cause",
+    "failure_reason",
+    "stages",
+    "self_judging",
     "score",
     "duration_ms",
     "input_tokens",
     "output_tokens",
     "cost_usd",
     "started_at",
-    "error",
-    "score_reason",
     "trial",
 )
 
 
-def failure_reason(row: dict[str, Any]) -> str:
-    """Why a trial failed, in one line: its error, else its score's reason."""
-    if row["status"] == "error":
-        error = row["error"] or {}
-        return f"Error at step {error.get('step')!r} ({error.get('kind')}): {error.get('message')}"
-    return str(row["score_reason"] or "Below the pass threshold.")
-
-
 def cell_metrics(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """The metrics of one cell from its runs (dicts with ROW_FIELDS), as ExperimentCell field values."""
-    rows = sorted(rows, key=lambda row: row["trial"] or 0)
-    finished = [row for row in rows if row["status"] in FINISHED]
-    counted = [row for row in finished if row["status"] in COUNTED]
-    passing = [row for row in counted if row["status"] == "done" and row["passed"]]
-    scores = [row["score"] for row in counted if row["status"] == "done" and row["score"] is not None]
-    durations = sorted(row["duration_ms"] for row in counted if row["duration_ms"] is not None)
+    """The metrics of one cell from its runs (dicts with ROW_FIELDS), as ExperimentCell field values.
+
+    Pass counts, scores and everything the statistics read come from decided trials (verdict pass or fail);
+    durations, tokens and cost from every trial with a verdict, inconclusive ones included (they were paid for).
+    A re-run trial is its last run: the first, inconclusive one is replaced, not counted twice."""
+    rows = list(rows)
+    # A trial re-run after an inconclusive first run (runs.experiments.reruns) counts by its last run only.
+    last = {row["trial"]: row for row in sorted(rows, key=lambda row: row["id"])}
+    trials = [last[trial] for trial in sorted(last, key=lambda trial: trial or 0)]
+    finished = [row for row in trials if row["status"] in FINISHED]
+    judged = [row for row in finished if row["verdict"]]
+    counts = TrialCounts.of(row["verdict"] for row in judged)
+    decided = [row for row in judged if row["verdict"] in ("pass", "fail")]
+    scores = [row["score"] for row in decided if row["score"] is not None]
+    durations = sorted(row["duration_ms"] for row in judged if row["duration_ms"] is not None)
     interval = mean_interval(scores) if scores else None
-    started = [row for row in counted if row["started_at"] is not None]
+    started = [row for row in judged if row["started_at"] is not None]
     costs = [row["cost_usd"] for row in started]
-    failing = [row for row in counted if row not in passing]
+    failing = [row for row in judged if row["verdict"] == "fail"]
+    unsettled = [row for row in judged if row["verdict"] == "inconclusive"]
     return {
         "finished": len(finished),
-        "counted": len(counted),
-        "passes": len(passing),
-        "errors": sum(row["status"] == "error" for row in counted),
+        "reruns": len(rows) - len(trials),
+        "counted": counts.decided,
+        "passes": counts.passed,
+        "inconclusive": counts.inconclusive,
+        "errors": sum(row["status"] == "error" for row in judged),
+        "failure_causes": dict(Counter(row["failure_cause"] for row in [*failing, *unsettled] if row["failure_cause"])),
+        "failed_stages": dict(Counter(stage for row in failing if (stage := first_failed_stage(row["stages"] or [])))),
+        "self_judging": any(row["self_judging"] for row in judged),
         "score_mean": interval.mean if interval else None,
         "score_low": interval.low if interval else None,
         "score_high": interval.high if interval else None,
@@ -70,7 +80,7 @@ def cell_metrics(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         ),
         # One unknown price makes the total unknown, as for a run's own cost.
         "cost_usd": None if None in costs else sum(costs, Decimal(0)),
-        "failure": failure_reason(failing[0]) if failing else "",
+        "failure": next((row["failure_reason"] for row in [*failing, *unsettled] if row["failure_reason"]), ""),
     }
 
 

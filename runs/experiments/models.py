@@ -11,6 +11,7 @@ from django.db import models
 
 from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
+from runs.experiments.stats import TrialCounts
 
 MIN_TRIALS, MAX_TRIALS, DEFAULT_TRIALS = 1, 20, 3
 
@@ -38,6 +39,9 @@ class Experiment(models.Model):
         django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     baseline_pinned_at = models.DateTimeField(null=True, blank=True)
+    # An inconclusive trial (the provider failed, the worker was lost, a judge was skipped) is run once more, so an
+    # outage does not leave a cell undecided; the re-run takes one run of the daily quota (runs.experiments.reruns).
+    rerun_inconclusive = models.BooleanField(default=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING, db_index=True)
     # Sums over the cells, kept with them so the list page reads one row per experiment.
     total_runs = models.PositiveIntegerField(default=0)
@@ -87,10 +91,19 @@ class ExperimentCell(models.Model):
 
     trials = models.PositiveSmallIntegerField(help_text="Trials planned.")
     finished = models.PositiveSmallIntegerField(default=0)
-    # Counted trials are done or errored runs (an error is a failed trial); cancelled runs are not counted.
+    # Counted trials are the decided ones: runs whose verdict is pass or fail. Inconclusive trials (an outage, a
+    # lost worker, a skipped judge) are counted apart and enter no statistic; cancelled runs are not counted.
     counted = models.PositiveSmallIntegerField(default=0)
     passes = models.PositiveSmallIntegerField(default=0)
+    inconclusive = models.PositiveSmallIntegerField(default=0)
     errors = models.PositiveSmallIntegerField(default=0)
+    # Trials that did not pass, per failure cause ({"server": 5}), failed trials per first failed stage
+    # ({"result returned": 5}), and whether a trial's judge was the model under test.
+    failure_causes = models.JSONField(default=dict)
+    failed_stages = models.JSONField(default=dict)
+    self_judging = models.BooleanField(default=False)
+    # Trials run a second time because their first run was inconclusive; the cell counts each trial's last run.
+    reruns = models.PositiveSmallIntegerField(default=0)
     score_mean = models.FloatField(null=True, blank=True)
     score_low = models.FloatField(null=True, blank=True)
     score_high = models.FloatField(null=True, blank=True)
@@ -99,7 +112,7 @@ class ExperimentCell(models.Model):
     tokens_mean = models.FloatField(null=True, blank=True)
     # None when a trial's price is unknown: never a partial sum shown as the cost.
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
-    # A failing trial's reason, for JUnit and the CLI: the first failed run's error or score reason.
+    # A failing trial's reason, for JUnit and the CLI: the first failed (else inconclusive) run's failure_reason.
     failure = models.TextField(blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -112,6 +125,10 @@ class ExperimentCell(models.Model):
     def __str__(self) -> str:
         mode = f" ({self.tool_mode})" if self.tool_mode else ""
         return f"{self.scenario_name} \N{MULTIPLICATION SIGN} {self.model}{mode}"
+
+    @property
+    def counts(self) -> TrialCounts:
+        return TrialCounts(self.passes, self.counted - self.passes, self.inconclusive)
 
     @property
     def model_label(self) -> str:

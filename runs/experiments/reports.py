@@ -16,6 +16,8 @@ from xml.etree import ElementTree as ET
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from runs.experiments.matrix import tally_text
+from runs.experiments.stats import TrialCounts
 from runs.reports import Report
 from runs.reports.formats import md_escape as md
 from runs.reports.formats import score_text, seconds, spreadsheet_safe, usd
@@ -37,18 +39,22 @@ CSV_COLUMNS = [
     "tokens_mean",
     "cost_usd",
     "flaky",
+    "inconclusive",
+    "failure_causes",
+    "self_judging",
     "verdict",
 ]
 
 
 @dataclass(frozen=True)
 class CellResult:
-    """A cell through the gate: `failures` make CI exit 1, `errors` (a trial that could not run) exit 2."""
+    """A cell through the gate: `failures` make CI exit 1; `undecided` (too many inconclusive trials to decide)
+    exit 3 when nothing failed."""
 
     cell: dict[str, Any]
     verdict: str | None
     failures: list[str]
-    errors: list[str]
+    undecided: list[str]
 
 
 def gate(
@@ -57,9 +63,11 @@ def gate(
     *,
     fail_on_regression: bool,
     min_pass_rate: float | None,
+    max_inconclusive: int = 0,
 ) -> list[CellResult]:
     """Each cell with why it fails CI: a significant regression (with --fail-on-regression and a baseline), or a
-    pass rate below `min_pass_rate`."""
+    pass rate below `min_pass_rate`, both over decided trials; and why it cannot be decided: more than
+    `max_inconclusive` inconclusive trials, none decided, or a baseline with none decided."""
     verdicts = {(r["scenario_name"], r["model"]): r for r in (comparison or {}).get("cells", [])}
     results = []
     for cell in experiment["cells"]:
@@ -70,15 +78,23 @@ def gate(
             before = row["baseline"]
             failures.append(
                 f"Regressed: {cell['passes']}/{cell['counted']} passed, "
-                f"baseline {before['passes']}/{before['counted']}."
+                f"baseline {before['passes']}/{before['counted']} (Fisher p = {row['p_value']:.3f})."
             )
         rate = cell["pass_rate"]
         if min_pass_rate is not None and cell["counted"] and rate is not None and rate < min_pass_rate:
             failures.append(f"Pass rate {rate:.0%} is below {min_pass_rate:.0%} ({cell['passes']}/{cell['counted']}).")
         if failures and cell["failure"]:
             failures.append(f"A failing trial: {cell['failure']}")
-        errors = [f"{cell['errors']} trial(s) errored: {cell['failure']}"] if cell["errors"] else []
-        results.append(CellResult(cell, verdict, failures, errors))
+        counts = TrialCounts(cell["passes"], cell["counted"] - cell["passes"], cell["inconclusive"])
+        undecided: list[str] = []
+        if counts.undecided(max_inconclusive):
+            undecided.append(
+                f"{counts.inconclusive} of {counts.inconclusive + counts.decided} trial(s) inconclusive "
+                f"(at most {max_inconclusive} allowed): {cell['failure']}"
+            )
+        elif fail_on_regression and verdict == "undecided":
+            undecided.append("The baseline's trials of this cell were all inconclusive: nothing to compare with.")
+        results.append(CellResult(cell, verdict, failures, undecided))
     return results
 
 
@@ -87,11 +103,14 @@ def _rate(value: float | None) -> str:
 
 
 def cell_text(cell: dict[str, Any]) -> str:
-    """ "2/3 flaky" — what one matrix cell says in text reports and the terminal."""
+    """ "2/3 flaky +1 inconclusive self-judging" — what one matrix cell says in text reports and the terminal:
+    passes of the decided trials."""
     text = f"{cell['passes']}/{cell['counted']}"
     if cell["finished"] < cell["trials"]:
         text += f" (of {cell['trials']})"
-    return text + (" flaky" if cell["flaky"] else "")
+    text += " flaky" if cell["flaky"] else ""
+    text += f" +{cell['inconclusive']} inconclusive" if cell["inconclusive"] else ""
+    return text + (" self-judging" if cell.get("self_judging") else "")
 
 
 def matrix_rows(experiment: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -135,30 +154,32 @@ def to_markdown(experiment: dict[str, Any], comparison: dict[str, Any] | None, *
 
 
 def to_junit(results: list[CellResult], *, title: str) -> str:
-    """One <testcase> per cell: <failure> with the gate's reasons, <error> when a trial could not run."""
+    """One <testcase> per cell: <failure> with the gate's reasons, <skipped> when too many of its trials were
+    inconclusive to decide (never a failure: an outage is nobody's fault under test)."""
     suite = ET.Element("testsuite", name=title, tests=str(len(results)))
     for result in results:
         cell = result.cell
         case = ET.SubElement(suite, "testcase", classname=f"evalhub.{cell['model']}", name=cell["scenario_name"])
         properties = ET.SubElement(case, "properties")
-        for name in ("passes", "counted", "trials", "pass_rate", "pass_at_k", "pass_hat_k", "cost_usd"):
+        for name in ("passes", "counted", "inconclusive", "trials", "pass_rate", "pass_at_k", "pass_hat_k", "cost_usd"):
             ET.SubElement(properties, "property", name=name, value=str(cell[name]))
         if result.verdict:
             ET.SubElement(properties, "property", name="verdict", value=result.verdict)
-        if result.errors:
-            ET.SubElement(case, "error", message=result.errors[0], type="trial_error").text = "\n".join(result.errors)
-        elif result.failures:
+        if result.failures:
             ET.SubElement(case, "failure", message=result.failures[0], type="cell").text = "\n".join(result.failures)
+        elif result.undecided:
+            ET.SubElement(case, "skipped", message=result.undecided[0]).text = "\n".join(result.undecided)
         ET.SubElement(case, "system-out").text = (
             f"{cell_text(cell)} passed · pass@{cell['k']} {score_text(cell['pass_at_k'])} · "
             f"pass^{cell['k']} {score_text(cell['pass_hat_k'])} · score {score_text(cell['score_mean'])} · "
             f"p50 {seconds(_ms(cell['duration_p50_ms']))} · cost {usd(cell['cost_usd'])}"
         )
-    failures = sum(bool(r.failures) and not r.errors for r in results)
-    errors = sum(bool(r.errors) for r in results)
+    failures = sum(bool(r.failures) for r in results)
+    skipped = sum(bool(r.undecided) and not r.failures for r in results)
     suite.set("failures", str(failures))
-    suite.set("errors", str(errors))
-    document = ET.Element("testsuites", name=title, tests=str(len(results)), failures=str(failures), errors=str(errors))
+    suite.set("errors", "0")
+    suite.set("skipped", str(skipped))
+    document = ET.Element("testsuites", name=title, tests=str(len(results)), failures=str(failures), errors="0")
     document.append(suite)
     ET.indent(document)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(document, encoding="unicode") + "\n"
@@ -188,6 +209,9 @@ def to_csv(experiment: dict[str, Any], comparison: dict[str, Any] | None) -> str
             c["tokens_mean"],
             c["cost_usd"],
             "yes" if c["flaky"] else "no",
+            c["inconclusive"],
+            tally_text(c["failure_causes"]),
+            "yes" if c["self_judging"] else "no",
             verdicts.get((c["scenario_name"], c["model"]), ""),
         ]
         writer.writerow([spreadsheet_safe(value) for value in values])

@@ -118,8 +118,10 @@ def experiment_start(
     label: str = "",
     tag: str = "",
     baseline: Experiment | BaselinePin | None = None,
+    rerun_inconclusive: bool = True,
 ) -> Experiment:
-    """Reserve every trial's quota at once (all or nothing), then create the cells and queue the runs.
+    """Reserve every trial's quota at once (all or nothing), then create the cells and queue the runs. With
+    `rerun_inconclusive`, a trial whose run is inconclusive runs once more (runs.experiments.reruns).
 
     `baseline` is an experiment, or the tag's pin: then who pinned it and when are recorded with the experiment.
 
@@ -154,6 +156,7 @@ def experiment_start(
             baseline=baseline.experiment if isinstance(baseline, BaselinePin) else baseline,
             baseline_pinned_by=baseline.pinned_by if isinstance(baseline, BaselinePin) else None,
             baseline_pinned_at=baseline.pinned_at if isinstance(baseline, BaselinePin) else None,
+            rerun_inconclusive=rerun_inconclusive,
             total_runs=needed,
             created_by=user if isinstance(user, get_user_model()) else None,
         )
@@ -203,6 +206,7 @@ def experiment_start_requested(
     name: str = "",
     label: str = "",
     baseline: int | str | None = None,
+    rerun_inconclusive: bool = True,
 ) -> Experiment:
     """experiment_start from what the API and the CLI receive: names and ids. `baseline` is an experiment id,
     "pinned" (the tag's pinned baseline, none if nothing is pinned yet) or None."""
@@ -221,7 +225,15 @@ def experiment_start_requested(
         if chosen is None:
             raise ExperimentInvalid(f"No experiment has id {baseline} (the baseline).", field="baseline_id")
     return experiment_start(
-        name=name, label=label, tag=tag, scenarios=scenarios, models=choices, trials=trials, baseline=chosen, user=user
+        name=name,
+        label=label,
+        tag=tag,
+        scenarios=scenarios,
+        models=choices,
+        trials=trials,
+        baseline=chosen,
+        rerun_inconclusive=rerun_inconclusive,
+        user=user,
     )
 
 

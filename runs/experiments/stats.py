@@ -1,13 +1,15 @@
 """Statistics over repeated trials: pass@k and pass^k, intervals, Fisher's exact test and a verdict per cell.
 
 Pure Python (math only): no Django, no database and no scipy, so the worker and the views can call it freely.
-A "cell" is one scenario x model of an experiment; its outcome is how many of its trials passed.
+A "cell" is one scenario x model of an experiment; its outcome is how many of its decided trials passed. Only
+decided trials (a run's verdict pass or fail) are counted: an inconclusive one (a provider outage, a lost worker,
+a skipped judge) says nothing about the agent or the server, so counting it as a failure would blame them for it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -161,6 +163,42 @@ class CellOutcome:
     @property
     def pass_rate(self) -> float:
         return self.passes / self.trials
+
+
+@dataclass(frozen=True)
+class TrialCounts:
+    """A cell's finished trials by their runs' verdicts."""
+
+    passed: int = 0
+    failed: int = 0
+    inconclusive: int = 0
+
+    @classmethod
+    def of(cls, verdicts: Iterable[str]) -> TrialCounts:
+        """Counted from run verdicts ("pass", "fail", "inconclusive"); "" (no verdict: cancelled, unfinished) is
+        not a trial's result and is left out."""
+        verdicts = list(verdicts)
+        return cls(verdicts.count("pass"), verdicts.count("fail"), verdicts.count("inconclusive"))
+
+    @property
+    def decided(self) -> int:
+        return self.passed + self.failed
+
+    def outcome(self) -> CellOutcome | None:
+        """The decided trials as an outcome for the statistics; None when none was decided."""
+        return CellOutcome(self.passed, self.decided) if self.decided else None
+
+    @property
+    def text(self) -> str:
+        """ "3 passed · 1 failed · 1 inconclusive" (inconclusive only when there is one)."""
+        parts = [f"{self.passed} passed", f"{self.failed} failed"]
+        return " · ".join([*parts, f"{self.inconclusive} inconclusive"] if self.inconclusive else parts)
+
+    def undecided(self, max_inconclusive: int) -> bool:
+        """Too many trials were inconclusive to decide: more than `max_inconclusive`, or no trial decided at all."""
+        if max_inconclusive < 0:
+            raise ValueError(f"The most inconclusive trials allowed must be at least 0, got {max_inconclusive}.")
+        return self.inconclusive > max_inconclusive or (self.inconclusive > 0 and not self.decided)
 
 
 class Verdict(StrEnum):

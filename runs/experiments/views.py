@@ -55,6 +55,7 @@ def experiment_create(request: HttpRequest) -> HttpResponse:
                 scenarios=scenarios,
                 models=with_modes(data["models"], data["modes"]),
                 trials=data["trials"],
+                rerun_inconclusive=data["rerun_inconclusive"],
                 baseline=data["baseline"] or (pin_of(data["tag"]) if data["tag"] else None),
                 user=request.user,
             )

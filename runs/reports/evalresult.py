@@ -27,6 +27,10 @@ def _eval_result(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _reason(record: dict[str, Any]) -> str:
+    if record.get("failure_reason"):
+        # "server: get_weather returned an error on 3 of 3 calls", "provider: 429 …" (inconclusive, not passed)
+        verdict = record.get("verdict")
+        return f"{verdict}: {record['failure_reason']}" if verdict == "inconclusive" else record["failure_reason"]
     error = record.get("error") or {}
     if error:
         return f"The run failed at {error.get('step', 'a step')}: {error.get('message', '')}".strip()

@@ -1,8 +1,8 @@
 """Report formats of one run or a set of runs, all rendered from run records (see records.py).
 
-Markdown and HTML for people (summary, per-scenario score, tools called, failing scorers with reasons, cost), JUnit
-XML for CI (one test case per run, the failure message is the scorers' reasons), JSON (the full records) and CSV
-(one row per run, for spreadsheets).
+Markdown and HTML for people (summary, per-scenario verdict and score, tools called, failures with their cause and
+reasons, cost), JUnit XML for CI (one test case per run: a failure typed by its cause, an inconclusive run skipped),
+JSON (the full records) and CSV (one row per run, for spreadsheets).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from xml.etree import ElementTree as ET
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from runs.reports.records import failing_scores, run_passes, runs_overview
+from runs.reports.records import failing_scores, is_inconclusive, run_passes, runs_overview
 
 CSV_COLUMNS = [
     "id",
@@ -25,6 +25,9 @@ CSV_COLUMNS = [
     "status",
     "stop_reason",
     "passed",
+    "verdict",
+    "failure_cause",
+    "failure_reason",
     "score",
     "threshold",
     "model",
@@ -55,22 +58,26 @@ def verdict(record: dict[str, Any], *, min_score: float | None = None) -> str:
     status = record.get("status")
     if status in ("queued", "running"):
         return status
-    if status == "error":
-        return "ERROR"
     if status == "cancelled":
         return "CANCELLED"
+    if is_inconclusive(record):
+        return "INCONCLUSIVE"
     return "PASS" if run_passes(record, min_score=min_score) else "FAIL"
 
 
 def problems(record: dict[str, Any], *, min_score: float | None = None) -> list[str]:
     """Why a run did not pass, one line each: the run's error, failing scorers' reasons, a low --min-score."""
     lines: list[str] = []
+    if record.get("failure_reason"):
+        lines.append(record["failure_reason"])
     if error := record.get("error"):
         lines.append(f"Error at step {error.get('step')!r} ({error.get('kind')}): {error.get('message')}")
     for result in failing_scores(record):
         reason = result.get("error") or result.get("reason") or "no reason given"
         what = "errored" if result.get("outcome") == "errored" else f"scored {score_text(result.get('score'))}"
         lines.append(f"{result.get('scorer_name')} {what}: {reason}")
+    if record.get("self_judging"):
+        lines.append("self-judging: a judge's model is the model under test")
     if record.get("status") == "done" and not lines and not record.get("passed"):
         lines.append(record.get("score_reason") or "Below the pass threshold.")
     score: float | None = record.get("score")
@@ -117,7 +124,7 @@ def to_markdown(records: list[dict[str, Any]], *, title: str, min_score: float |
         f"# {md_escape(title)}",
         "",
         f"Generated {ctx['generated_at']:%Y-%m-%d %H:%M} UTC · {o['runs']} run(s): **{o['passed']} passed**, "
-        f"{o['failed']} failed ({o['errored']} errored), {o['unfinished']} unfinished"
+        f"{o['failed']} failed, {o['inconclusive']} inconclusive ({o['errored']} errored), {o['unfinished']} unfinished"
         f" · pass rate {ctx['pass_rate_text']} · average score {ctx['average_text']} · cost {ctx['cost_text']}",
         "",
         "| Run | Scenario | Model | Result | Score | Tools called | Cost | Duration |",
@@ -157,14 +164,15 @@ def to_html(records: list[dict[str, Any]], *, title: str, min_score: float | Non
 
 
 def to_junit(records: list[dict[str, Any]], *, title: str = "EvalHub", min_score: float | None = None) -> str:
-    """One <testcase> per run: a <failure> with the scorers' reasons, an <error> when it could not run."""
+    """One <testcase> per run: a <failure> typed by its cause ("server", "agent", "budget"); an inconclusive run is
+    <skipped> with its reason, never a failure: an outage says nothing about the agent or the server."""
     overview = runs_overview(records, min_score=min_score)
     suite = ET.Element(
         "testsuite",
         name=title,
         tests=str(len(records)),
         failures="0",
-        errors=str(overview["errored"]),
+        errors="0",
         skipped="0",
         time=f"{overview['duration_ms'] / 1000:.3f}",
         timestamp=datetime.now().astimezone().isoformat(timespec="seconds"),
@@ -179,24 +187,25 @@ def to_junit(records: list[dict[str, Any]], *, title: str = "EvalHub", min_score
             time=f"{(record.get('duration_ms') or 0) / 1000:.3f}",
         )
         properties = ET.SubElement(case, "properties")
-        for name in ("id", "score", "pass_threshold", "cost_usd", "stop_reason", "status"):
+        for name in ("id", "verdict", "failure_cause", "score", "pass_threshold", "cost_usd", "stop_reason", "status"):
             ET.SubElement(
                 properties, "property", name=f"run_{name}" if name == "id" else name, value=str(record.get(name))
             )
         lines = problems(record, min_score=min_score)
         status = record.get("status")
-        if status == "error":
-            error = record.get("error") or {}
-            ET.SubElement(
-                case, "error", message=lines[0] if lines else "error", type=str(error.get("kind", "error"))
-            ).text = "\n".join(lines)
-        elif status in ("queued", "running", "cancelled"):
+        if status in ("queued", "running", "cancelled"):
             skipped += 1
             ET.SubElement(case, "skipped", message=f"Run #{record.get('id')} is {status}.")
+        elif is_inconclusive(record):
+            skipped += 1
+            ET.SubElement(case, "skipped", message=f"inconclusive — {record.get('failure_reason') or 'undecided'}")
         elif not run_passes(record, min_score=min_score):
             failures += 1
             ET.SubElement(
-                case, "failure", message="; ".join(lines) or "Did not pass.", type="below_threshold"
+                case,
+                "failure",
+                message=lines[0] if lines else "Did not pass.",
+                type=record.get("failure_cause") or "fail",
             ).text = "\n".join(lines)
         tools = " → ".join(record.get("tool_names") or []) or "none"
         ET.SubElement(case, "system-out").text = (
@@ -205,9 +214,7 @@ def to_junit(records: list[dict[str, Any]], *, title: str = "EvalHub", min_score
         )
     suite.set("failures", str(failures))
     suite.set("skipped", str(skipped))
-    root = ET.Element(
-        "testsuites", name=title, tests=suite.get("tests", "0"), failures=str(failures), errors=suite.get("errors", "0")
-    )
+    root = ET.Element("testsuites", name=title, tests=suite.get("tests", "0"), failures=str(failures), errors="0")
     root.append(suite)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
@@ -233,6 +240,9 @@ def to_csv(records: list[dict[str, Any]]) -> str:
                     r["status"],
                     r.get("stop_reason"),
                     "" if r.get("passed") is None else ("yes" if r["passed"] else "no"),
+                    r.get("verdict"),
+                    r.get("failure_cause"),
+                    r.get("failure_reason"),
                     r.get("score"),
                     r.get("pass_threshold"),
                     r.get("model"),

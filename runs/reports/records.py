@@ -29,6 +29,9 @@ SUMMARY_FIELDS = (
     "finished_at",
     "score",
     "passed",
+    "verdict",
+    "failure_cause",
+    "failure_reason",
     "pass_threshold",
 )
 _HEAVY = ("transcript", "tool_calls", "all_tool_calls", "model_calls", "final_text")
@@ -58,6 +61,9 @@ def run_summary(run: Run) -> dict[str, Any]:
         "finished_at": _iso(run.finished_at),
         "score": run.score,
         "passed": run.passed,
+        "verdict": run.verdict,
+        "failure_cause": run.failure_cause,
+        "failure_reason": run.failure_reason,
         "pass_threshold": run.threshold,
     }
 
@@ -70,6 +76,8 @@ def score_record(result: ScoreResult) -> dict[str, Any]:
         "scorer_version": result.scorer_version,
         "score": result.score,
         "passed": result.passed,
+        "gating": result.gating,
+        "threshold": result.threshold,
         "outcome": result.outcome,
         "reason": result.reason,
         "label": result.label,
@@ -107,6 +115,8 @@ def run_record(run: Run) -> dict[str, Any]:
         "cached_tokens": run.cached_tokens,
         "error": run.error,
         "score_reason": run.score_reason,
+        "stages": run.stages,
+        "self_judging": run.self_judging,
         "scores": [score_record(result) for result in current],
     }
 
@@ -117,10 +127,15 @@ def failing_scores(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def run_passes(record: dict[str, Any], *, min_score: float | None = None) -> bool:
-    """Passed its scenario's threshold, and --min-score too when one is given."""
+    """Its verdict is pass, and its score reaches --min-score too when one is given."""
     if record.get("status") != Run.Status.DONE or not record.get("passed"):
         return False
     return min_score is None or (record.get("score") is not None and record["score"] >= min_score)
+
+
+def is_inconclusive(record: dict[str, Any]) -> bool:
+    """Nothing could decide the run (an outage, a lost worker, a skipped gating judge): neither passed nor failed."""
+    return record.get("verdict") == "inconclusive"
 
 
 def runs_overview(records: list[dict[str, Any]], *, min_score: float | None = None) -> dict[str, Any]:
@@ -129,13 +144,17 @@ def runs_overview(records: list[dict[str, Any]], *, min_score: float | None = No
     costs = [r.get("cost_usd") for r in records if r.get("started_at")]
     passed = sum(run_passes(r, min_score=min_score) for r in records)
     finished = [r for r in records if r.get("status") in Run.FINISHED]
+    inconclusive = sum(is_inconclusive(r) for r in finished)
+    decided = len(finished) - inconclusive
     return {
         "runs": len(records),
         "passed": passed,
-        "failed": len(finished) - passed,
+        "failed": decided - passed,
+        "inconclusive": inconclusive,
         "errored": sum(r.get("status") == Run.Status.ERROR for r in records),
         "unfinished": len(records) - len(finished),
-        "pass_rate": passed / len(finished) if finished else None,
+        # Of the decided runs: an outage counts neither for nor against.
+        "pass_rate": passed / decided if decided else None,
         "average_score": sum(scores) / len(scores) if scores else None,
         # One unknown price makes the total unknown: never a partial sum shown as the cost.
         "cost_usd": None if None in costs else round(sum(c for c in costs if c is not None), 6),

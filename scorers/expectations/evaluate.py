@@ -1,7 +1,8 @@
 """`evaluate_expectations`: every expectation of a list checked against one run record, and the score they give.
 
-The score is the weighted fraction of expectations passed, except that any failed `required` expectation makes it
-0: "never book without asking" must not be outweighed by five checks that passed. An invalid list raises
+The score is the weighted fraction of expectations passed. Every expectation gates by default (`required`, default
+true): a failed one fails the run whatever the score (runs.verdict), so "never book without asking" is never
+outweighed by five checks that passed; `"required": false` makes one count only toward the score. An invalid list raises
 `InvalidExpectations` instead of scoring, because a typo in a check is the author's error, not the model's.
 """
 
@@ -107,15 +108,13 @@ def _evaluate(index: int, expectation: Mapping[str, Any], run: RunRecord) -> Exp
         actual=outcome.actual,
         diff=outcome.diff,
         weight=float(expectation.get("weight", 1)),
-        required=bool(expectation.get("required", False)),
+        required=bool(expectation.get("required", True)),
     )
 
 
 def _score(outcomes: tuple[ExpectationOutcome, ...]) -> float:
     if not outcomes:
         return 1.0  # Nothing was expected, so nothing failed.
-    if any(outcome.required and not outcome.passed for outcome in outcomes):
-        return 0.0
     total = sum(outcome.weight for outcome in outcomes)
     return sum(outcome.weight for outcome in outcomes if outcome.passed) / total
 
@@ -129,12 +128,10 @@ def _reason(outcomes: tuple[ExpectationOutcome, ...]) -> str:
     failures = [outcome for outcome in outcomes if not outcome.passed]
     if not failures:
         return reason
-    # Required failures first: they are why the score is 0.
+    # Gating failures first: they are why the run failed.
     failures.sort(key=lambda outcome: not outcome.required)
-    names = [outcome.label + (" (required)" if outcome.required else "") for outcome in failures[:_REASON_NAMES]]
+    names = [outcome.label + ("" if outcome.required else " (score only)") for outcome in failures[:_REASON_NAMES]]
     more = len(failures) - _REASON_NAMES
     # Semicolons, since generated sentences hold commas of their own.
     listed = "; ".join(names) + (f"; and {more} more" if more > 0 else "")
-    if failures[0].required:
-        return f"{reason}; a required expectation failed, so the score is 0; failed: {listed}"
     return f"{reason}; failed: {listed}"

@@ -46,7 +46,9 @@ COMMON_PARAMS: dict[str, Param] = {
         "How much this expectation counts in the score (default 1).",
     ),
     "required": Param(
-        {"type": "boolean"}, "true or false", "When true, failing this expectation makes the score 0 (default false)."
+        {"type": "boolean", "default": True},
+        "true or false",
+        "When true (the default), failing this expectation fails the run; false makes it count only toward the score.",
     ),
     "description": Param({"type": "string"}, "a string", "A label shown instead of the generated sentence."),
     "turn": Param(

@@ -78,8 +78,11 @@
         return input("number", value, label, function (text) { set(row, name, text === "" ? undefined : Number(text)); });
       case "flag":
         var box = el("input", { type: "checkbox", "aria-label": label });
-        box.checked = value === true;
-        box.addEventListener("change", function () { set(row, name, box.checked ? true : undefined); });
+        // Left out of the JSON, a flag is its default (required: on); only a change from it is written.
+        box.checked = value === undefined ? field.default === true : value === true;
+        box.addEventListener("change", function () {
+          set(row, name, box.checked === (field.default === true) ? undefined : box.checked);
+        });
         return box;
       case "select":
         return select([["", "default"]].concat(field.options.map(function (o) { return [o, o]; })), value || "", label,

@@ -12,7 +12,7 @@ from evalhub.scenarios.models import Scenario
 from runs.models import Run, ScoreResult
 
 
-def finished_run(scenario: Scenario, *, score: float, passed: bool, **fields: Any) -> Run:
+def finished_run(scenario: Scenario, *, score: float | None, passed: bool | None, **fields: Any) -> Run:
     now = timezone.now()
     call = {
         "toolName": "get_weather",
@@ -40,6 +40,9 @@ def finished_run(scenario: Scenario, *, score: float, passed: bool, **fields: An
         "finished_at": now,
         "score": score,
         "passed": passed,
+        "verdict": "pass" if passed else "fail",
+        "failure_cause": "" if passed else "agent",
+        "failure_reason": "" if passed else "agent: never called get_forecast",
         "score_reason": "All expected tools were called." if passed else "Missing expected tools: get_forecast.",
         **fields,
     }

@@ -53,6 +53,15 @@ class StartExperimentTests:
             ("Scenario 2", "evalhub-offline", 0, 0),
         ]
         assert Run.objects.get(pk=body["run_ids"][0]).started_by.username == "bob"  # type: ignore[union-attr]
+        assert body["rerun_inconclusive"] is True  # on unless turned off
+
+    def test_rerun_inconclusive_can_be_turned_off(self, writer_api: Client) -> None:
+        tagged_scenarios(1)
+
+        body = post(writer_api, {"tag": "smoke", "models": OFFLINE, "trials": 1, "rerun_inconclusive": False}).json()
+
+        assert body["rerun_inconclusive"] is False
+        assert not Experiment.objects.get().rerun_inconclusive
 
     @override_settings(EVALHUB_DAILY_RUN_QUOTA=10)
     def test_over_quota_it_answers_429_with_what_it_needs_and_starts_nothing(self, writer_api: Client) -> None:
@@ -132,13 +141,16 @@ class ReadCompareReportCancelTests:
         case = ET.fromstring(junit.content).find("testsuite/testcase")
         assert case is not None and case.get("name") == "Scenario 1"
         failure = case.find("failure")
-        assert failure is not None and failure.get("message") == "Regressed: 0/5 passed, baseline 5/5."
+        assert (
+            failure is not None and failure.get("message") == "Regressed: 0/5 passed, baseline 5/5 (Fisher p = 0.008)."
+        )
         rows = list(
             csv.DictReader(
                 io.StringIO(writer_api.get(f"/api/v1/experiments/{second['id']}/report?format=csv").content.decode())
             )
         )
         assert (rows[0]["passes"], rows[0]["trials"], rows[0]["verdict"]) == ("0", "5", "regressed")
+        assert (rows[0]["inconclusive"], rows[0]["failure_causes"], rows[0]["self_judging"]) == ("0", "agent 5", "no")
         markdown = writer_api.get(f"/api/v1/experiments/{second['id']}/report?format=markdown").content.decode()
         assert "| Scenario 1 | 0/5 |" in markdown and "**1 regressed, 0 fixed, 0 unchanged" in markdown
         html = writer_api.get(f"/api/v1/experiments/{second['id']}/report?format=html")

@@ -50,7 +50,32 @@ class RunReportTests:
         suite = root.find("testsuite")
         assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("1", "1")
         failure = root.find("testsuite/testcase/failure")
-        assert failure is not None and "Missing expected tools" in (failure.get("message") or "")
+        assert failure is not None
+        assert (failure.get("message"), failure.get("type")) == ("agent: never called get_forecast", "agent")
+        assert "Missing expected tools" in (failure.text or "")
+
+    def test_junit_skips_an_inconclusive_run_with_its_reason_never_a_failure(self, writer_api: Client) -> None:
+        outage = finished_run(
+            make_scenario(make_demo_server()),
+            score=None,
+            passed=None,
+            status=Run.Status.ERROR,
+            verdict="inconclusive",
+            failure_cause="provider",
+            failure_reason="provider: 429 after 4 attempts in 7 s",
+            error={"step": "model call 1", "kind": "rate_limited", "message": "429 after 4 attempts in 7 s"},
+        )
+
+        root = ET.fromstring(writer_api.get(f"/api/v1/runs/{outage.pk}/report?format=junit").content)
+
+        suite = root.find("testsuite")
+        assert suite is not None
+        assert (suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("0", "0", "1")
+        skipped = root.find("testsuite/testcase/skipped")
+        assert skipped is not None
+        assert skipped.get("message") == "inconclusive — provider: 429 after 4 attempts in 7 s"
+        markdown = writer_api.get(f"/api/v1/runs/{outage.pk}/report?format=markdown").content.decode()
+        assert "INCONCLUSIVE" in markdown and "0 failed, 1 inconclusive" in markdown
 
     def test_html_is_a_standalone_page(self, writer_api: Client, two_runs: tuple[Run, Run]) -> None:
         good, _ = two_runs
@@ -100,6 +125,7 @@ class RunsReportTests:
         assert [(r["id"], r["scenario"], r["passed"], r["tools_called"]) for r in rows] == [
             (str(bad.pk), "Flights | Lisbon", "no", "get_weather")
         ]
+        assert (rows[0]["verdict"], rows[0]["failure_cause"]) == ("fail", "agent")
 
     def test_junit_of_a_set_has_a_testcase_per_run(self, writer_api: Client, two_runs: tuple[Run, Run]) -> None:
         root = ET.fromstring(writer_api.get("/api/v1/runs/report?format=junit").content)

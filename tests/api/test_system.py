@@ -53,17 +53,40 @@ class MetricsTests:
         old = finished_run(scenario, score=0.0, passed=False)
         Run.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=3))
         Run.objects.create(scenario=scenario, model="m")
+        finished_run(
+            scenario,
+            score=None,
+            passed=None,
+            status=Run.Status.ERROR,
+            verdict="inconclusive",
+            failure_cause="provider",
+            failure_reason="provider: 429 after 4 attempts",
+            cost_usd=None,
+            started_at=None,
+            duration_ms=None,
+        )
 
         body = reader_api.get("/api/v1/metrics?window=24h").json()
 
         assert body["runs"] == {
-            "total": 3,
-            "by_status": {"queued": 1, "running": 0, "done": 2, "error": 0, "cancelled": 0},
+            "total": 4,
+            "by_status": {"queued": 1, "running": 0, "done": 2, "error": 1, "cancelled": 0},
         }
-        assert (body["passed"], body["failed"], body["pass_rate"], body["average_score"]) == (1, 1, 0.5, 0.75)
+        # The outage counts neither way: the pass rate is of the two decided runs.
+        assert (body["passed"], body["failed"], body["inconclusive"]) == (1, 1, 1)
+        assert (body["pass_rate"], body["average_score"]) == (0.5, 0.75)
+        assert body["failure_causes"] == {
+            "agent": 1,
+            "server": 0,
+            "provider": 1,
+            "judge": 0,
+            "simulator": 0,
+            "budget": 0,
+            "harness": 0,
+        }
         assert body["cost_usd"]["total"] == 0.0024
         assert body["duration_ms"]["average"] == 2000
-        assert reader_api.get("/api/v1/metrics?window=7d").json()["runs"]["total"] == 4
+        assert reader_api.get("/api/v1/metrics?window=7d").json()["runs"]["total"] == 5
 
     def test_a_bad_window_is_a_validation_error(self, reader_api: Client) -> None:
         error = assert_error(reader_api.get("/api/v1/metrics?window=forever"), 400, "VALIDATION_ERROR")
@@ -80,6 +103,9 @@ class MetricsTests:
         assert "# TYPE evalhub_runs gauge" in text
         assert 'evalhub_runs{window="24h",status="done"} 1' in text
         assert 'evalhub_runs_pass_rate{window="24h"} 1.0' in text
+        assert 'evalhub_runs_verdict{window="24h",verdict="pass"} 1' in text
+        assert 'evalhub_runs_verdict{window="24h",verdict="inconclusive"} 0' in text
+        assert 'evalhub_runs_failure_cause{window="24h",cause="server"} 0' in text
         assert "evalhub_quota_limit 100" in text
 
 

@@ -64,7 +64,7 @@ class RunInspectorWorkerTests:
             scripted.base_url, price_overrides={"gpt-4o": {"input": "2.50", "output": "10"}}
         )
         scenario = make_scenario(make_demo_server(), provider=provider, name="Paris trip")
-        Run.objects.create(scenario=scenario, model="gpt-4o", status="done", score=0.5, passed=False)
+        Run.objects.create(scenario=scenario, model="gpt-4o", status="done", score=0.5, passed=False, verdict="fail")
         run = run_start(scenario=scenario, user=alice)
 
         # The scenario list keeps the previous score in view while the new run is under way (a second tab, left
@@ -96,8 +96,12 @@ class RunInspectorWorkerTests:
         page.locator("#call-1 > summary").click()
         page.locator("#call-2 > summary").click()
 
-        expect(last_score.locator(".badge-pass")).to_have_text("pass 1.00", timeout=30_000)
+        # The new run's verdict replaces the old one (a failed call fails the default scorer: runs.verdict).
+        expect(last_score.locator(f'a[href="/runs/{run.pk}/"] .verdict-badge')).to_be_visible(timeout=30_000)
         expect(last_score.locator(".badge-active")).to_have_count(0)
+        run.refresh_from_db()
+        cause = f" · {run.failure_cause}" if run.failure_cause else ""
+        expect(last_score.locator(".verdict-badge")).to_have_text(f"{run.verdict} {run.score:.2f}{cause}")
         assert listing.evaluate("window.__notReloaded") is True
         listing.close()
 

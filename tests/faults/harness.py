@@ -47,23 +47,31 @@ class Outcome:
     sentence: str = ""
     steps: int = 0  # model turns kept in the transcript
     results: int = 0  # tool calls kept with their results
-    passed: bool = False
+    verdict: str = "fail"
+    cause: str = ""  # whose failure it was (runs.verdict), "" when it passed
 
 
-def completed(*, steps: int = 2, results: int = 1, passed: bool = True) -> Outcome:
-    """The run is not disturbed: the agent finishes and the run is scored."""
-    return Outcome("done", "completed", steps=steps, results=results, passed=passed)
+def completed(*, steps: int = 2, results: int = 1, cause: str = "") -> Outcome:
+    """The run is not disturbed: the agent finishes and the run is scored (failed by `cause` when given)."""
+    return Outcome("done", "completed", steps=steps, results=results, verdict="fail" if cause else "pass", cause=cause)
 
 
-def failed(step: str, kind: str, sentence: str, *, steps: int = 0, results: int = 0) -> Outcome:
-    """The run ends in error at `step` with exactly this kind and sentence, keeping what came before."""
-    return Outcome("error", "error", step, kind, sentence, steps=steps, results=results)
+def failed(cause: str, step: str, kind: str, sentence: str, *, steps: int = 0, results: int = 0) -> Outcome:
+    """The run ends in error at `step` with exactly this kind and sentence, keeping what came before. A server's or
+    agent's failure fails it; anyone else's (provider, EvalHub) leaves it inconclusive."""
+    verdict = "fail" if cause in ("server", "agent") else "inconclusive"
+    return Outcome("error", "error", step, kind, sentence, steps=steps, results=results, verdict=verdict, cause=cause)
 
 
 def assert_outcome(run: Run, expected: Outcome, **values: str) -> None:
-    assert (run.status, run.stop_reason, run.passed) == (expected.status, expected.stop_reason, expected.passed), (
-        run.error
-    )
+    passed = {"pass": True, "fail": False}.get(expected.verdict)
+    assert (run.status, run.stop_reason, run.verdict, run.failure_cause, run.passed) == (
+        expected.status,
+        expected.stop_reason,
+        expected.verdict,
+        expected.cause,
+        passed,
+    ), (run.error, run.failure_reason)
     if expected.kind:
         assert run.error is not None
         assert (run.error["step"], run.error["kind"]) == (expected.step, expected.kind)

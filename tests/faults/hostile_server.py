@@ -16,6 +16,7 @@ called, unless the mode is about the handshake. Modes (see MODES):
   elicitation         asks the client's user for input (elicitation/create) during the call
   many-tools          lists MANY_TOOLS tools (`tool_000` … `tool_499`)
   odd-names           lists tools named with unicode, dots, slashes and ODD_LONG_NAME (300 characters)
+  tool-error          answers every call with a tool error (isError): the server's failure, not the agent's
   healthy             behaves (the baseline)
 
 --pidfile PATH: before serving, spawn a helper process (like servers that start a language server or a
@@ -64,6 +65,7 @@ MODES = (
     "many-tools",
     "odd-names",
     "healthy",
+    "tool-error",
 )
 NOTIFICATIONS = 2000
 MANY_TOOLS = 500
@@ -132,6 +134,10 @@ class Hostile:
         if mode == "elicitation":
             schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
             await ctx.session.elicit_form("What is your name?", schema, related_request_id=ctx.request_id)
+        if mode == "tool-error":
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=f"{params.name}: the backend failed")], is_error=True
+            )
         return say(f"{params.name}: done")
 
     async def misbehave_in_handshake(self, ctx: Any, call_next: Any) -> Any:

@@ -84,33 +84,35 @@ UNLISTED_VARIABLE = "SOME_VAR"
 
 # fmt: off
 CASES = [
-    Case("hang on initialize", "hang-initialize", connect_timeout=2, ends=failed("connect", "connect_timeout",
+    Case("hang on initialize", "hang-initialize", connect_timeout=2, ends=failed("server", "connect", "connect_timeout",
          "The server started but did not answer the MCP initialize request within the connect timeout (2 s); "
          "check that the command starts an MCP server speaking stdio.")),
-    Case("hang on initialize (HTTP)", "hang-initialize", http=True, connect_timeout=2, ends=failed(
+    Case("hang on initialize (HTTP)", "hang-initialize", http=True, connect_timeout=2, ends=failed("server",
          "connect", "connect_timeout", "Got no answer from 127.0.0.1:{port} within the connect timeout (2 s); "
          "check the URL and that the server is running and reachable.")),
-    Case("only garbage on stdout", "garbage-only", connect_timeout=2, ends=failed("connect", "invalid_output",
+    Case("only garbage on stdout", "garbage-only", connect_timeout=2, ends=failed("server", "connect", "invalid_output",
          f"The server wrote non-JSON text to stdout ({BANNER}) and did not complete the MCP handshake within 2 s; "
          "stdio servers must write only JSON-RPC messages to stdout and send logs to stderr.")),
     Case("garbage on stdout around valid answers", "garbage-stdout", ends=completed()),
-    Case("hang in a tool call", "hang-in-call", request_timeout=1, ends=failed("agent", "request_timeout",
+    Case("hang in a tool call", "hang-in-call", request_timeout=1, ends=failed("server", "agent", "request_timeout",
          "The server did not answer the call to tool 'act' within the request timeout (1 s).", steps=1)),
-    Case("hang in a tool call (HTTP)", "hang-in-call", http=True, request_timeout=1, ends=failed(
+    Case("hang in a tool call (HTTP)", "hang-in-call", http=True, request_timeout=1, ends=failed("server",
          "agent", "request_timeout",
          "The server did not answer the call to tool 'act' within the request timeout (1 s).", steps=1)),
     Case("exit mid-call, stderr kept", "exit-mid-call", worker=True, stderr_tail=LAST_WORDS,
-         ends=failed("agent", "server_crashed", CRASHED, steps=1)),
+         ends=failed("server", "agent", "server_crashed", CRASHED, steps=1)),
     Case("exit mid-call, leaving a child that holds its stdout", "exit-leaving-child", stderr_tail=LAST_WORDS,
-         ends=failed("agent", "server_crashed", CRASHED, steps=1)),
-    Case("exit mid-call: connection dropped (HTTP)", "exit-mid-call", http=True, ends=failed(
+         ends=failed("server", "agent", "server_crashed", CRASHED, steps=1)),
+    Case("exit mid-call: connection dropped (HTTP)", "exit-mid-call", http=True, ends=failed("server",
          "agent", "connection_lost", "The HTTP connection to 127.0.0.1:{port} failed (Server disconnected "
          "without sending a response.); check the URL and the network.", steps=1)),
     Case("notification flood during a call", "notification-flood", ends=completed()),
-    Case("sampling request during a call", "sampling", ends=failed("agent", "server_error",
+    Case("a tool that answers every call with an error", "tool-error", answers=("act: the backend failed",),
+         ends=completed(cause="server")),
+    Case("sampling request during a call", "sampling", ends=failed("server", "agent", "server_error",
          "The server answered the call to tool 'act' with an error: Sampling not supported (JSON-RPC error -32600).",
          steps=1)),
-    Case("elicitation request during a call", "elicitation", ends=failed("agent", "server_error",
+    Case("elicitation request during a call", "elicitation", ends=failed("server", "agent", "server_error",
          "The server answered the call to tool 'act' with an error: Elicitation not supported "
          "(JSON-RPC error -32600).", steps=1)),
     Case("500 tools", "many-tools", tools=("tool_499",), listed=MANY_TOOLS, ends=completed()),
@@ -127,18 +129,20 @@ CASES = [
          tools=("get_weather",), args='{"latitude": 1, "longitude": 2}', answers=("get_weather: 18 °C and sunny",),
          ends=completed()),
     Case("a tool result over the 32 MB stdio message limit", "huge-result", fixture=HUGE_RESULT, tools=("export",),
-         listed=2, ends=failed("agent", "invalid_output", "The server's answer to the call to tool 'export' was larger "
+         listed=2, ends=failed("server", "agent", "invalid_output",
+         "The server's answer to the call to tool 'export' was larger "
          "than 32 MB, EvalHub's limit for one stdio message, so EvalHub stopped reading it and closed the connection; "
          "make the answer smaller (e.g. paginate) or return a link to the data.", steps=1)),
     Case("a cloud metadata address as the URL", "healthy", http=True, url="http://169.254.169.254/mcp",
-         ends=failed("connect", "address_refused", "Refused to connect: 169.254.169.254 is a link-local address, "
+         ends=failed("server", "connect", "address_refused",
+         "Refused to connect: 169.254.169.254 is a link-local address, "
          "where cloud metadata services answer; EvalHub never connects to link-local, cloud metadata, multicast or "
          "reserved addresses.")),
     Case("a name resolving to loopback, registered by a non-staff user", "healthy", http=True,
-         url="http://localhost:{port}/mcp", staff_owner=False, ends=failed("connect", "address_refused",
+         url="http://localhost:{port}/mcp", staff_owner=False, ends=failed("server", "connect", "address_refused",
          f"Refused to connect: localhost resolves to 127.0.0.1, a loopback address (this machine); {STAFF_ONLY}")),
     Case("a ${VAR} reference to a variable not allowed", "healthy", http=True, url="http://127.0.0.1:{port}/mcp",
-         bearer_token=f"${{{UNLISTED_VARIABLE}}}", ends=failed("connect", "secret_unavailable",
+         bearer_token=f"${{{UNLISTED_VARIABLE}}}", ends=failed("harness", "connect", "secret_unavailable",
          f"${{{UNLISTED_VARIABLE}}} is not an allowed environment variable: an operator must add {UNLISTED_VARIABLE} "
          "to EVALHUB_SECRET_ENV_ALLOWLIST (on the web app and the worker) before a secret may reference it.")),
 ]

@@ -91,12 +91,20 @@ class ExpectationsScoringTests:
         ]
         assert result.details["passed"] == 1 and result.details["total"] == 3  # type: ignore[index]
 
-    def test_a_failed_required_expectation_makes_the_score_zero(self, alice: User) -> None:
-        checks = [*WEATHER_CHECKS[1:2], {**WEATHER_CHECKS[0], "required": True}]
+    def test_a_failed_gating_expectation_fails_the_run_whatever_the_score(self, alice: User) -> None:
+        checks = [*WEATHER_CHECKS[1:2], *WEATHER_CHECKS[1:2], {**WEATHER_CHECKS[0], "required": True}]
         run = execute(make_scenario(make_demo_server(), prompt=OUT_OF_RANGE, expectations=checks), alice)
 
-        assert run.score == 0.0
-        assert "a required expectation failed, so the score is 0" in run.score_reason
+        assert run.score == pytest.approx(2 / 3)
+        assert (run.passed, run.verdict, run.failure_cause) == (False, "fail", "agent")
+        assert run.failure_reason.startswith("agent: ")
+
+    def test_a_score_only_expectation_counts_toward_the_score_and_never_fails_the_run(self, alice: User) -> None:
+        checks = [*WEATHER_CHECKS[1:2] * 3, {**WEATHER_CHECKS[0], "required": False}]
+        run = execute(make_scenario(make_demo_server(), prompt=OUT_OF_RANGE, expectations=checks), alice)
+
+        assert run.score == 0.75
+        assert (run.passed, run.verdict) == (True, "pass")
 
     def test_expectations_and_scorers_are_averaged(self, alice: User) -> None:
         scenario = make_scenario(make_demo_server(), expectations=WEATHER_CHECKS)

@@ -56,7 +56,8 @@ class ReapTests:
         assert runs_reap_orphans(worker="celery@box", started_at=started_at) == 1
 
         orphan.refresh_from_db()
-        assert (orphan.status, orphan.stop_reason, orphan.passed) == ("error", "error", False)
+        assert (orphan.status, orphan.stop_reason, orphan.passed) == ("error", "error", None)
+        assert (orphan.verdict, orphan.failure_cause) == ("inconclusive", "harness")
         assert orphan.error == {"step": "tool call book_flight", "kind": "worker_lost", "message": LOST_MESSAGE}
         assert orphan.error == lost_error("tool call book_flight", "its worker celery@box was restarted")
         statuses = Run.objects.filter(pk__in=[other_worker.pk, claimed_since.pk]).values_list("status", flat=True)

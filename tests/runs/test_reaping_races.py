@@ -91,7 +91,8 @@ class ReapingRaceTests:
         finish_next_run(alice)
 
         run.refresh_from_db()
-        assert (run.status, run.score, run.passed) == ("error", None, False)
+        assert (run.status, run.score, run.passed) == ("error", None, None)
+        assert (run.verdict, run.failure_cause) == ("inconclusive", "harness")  # a lost worker decides nothing
         assert (run.error["kind"], run.error["step"]) == ("worker_lost", "score")  # type: ignore[index]
         assert not run.score_results.exists()
         log = (tmp_path / "worker-1.log").read_text()

@@ -12,8 +12,9 @@ from django.utils import timezone
 
 from evalhub.scenarios.models import Scenario
 from runs.models import Run, ScoreResult
+from runs.run_verdict import apply_verdict
 from tests.base import make_demo_server, make_scenario
-from tests.runs.inspector.records import HOSTILE, LONG_TEXT, PIXEL, multi_step_fields
+from tests.runs.inspector.records import HOSTILE, LONG_TEXT, PIXEL, call, multi_step_fields, text
 
 
 @pytest.fixture
@@ -23,7 +24,11 @@ def scenario(db: None) -> Scenario:
 
 def make_run(scenario: Scenario, **fields: object) -> Run:
     defaults: dict[str, object] = {"model": "gpt-4o", "status": "done", "score": 1.0, "passed": True}
-    return Run.objects.create(scenario=scenario, started_at=timezone.now(), **{**defaults, **fields})
+    fields = {**defaults, **fields}
+    # A finished run is judged (runs.run_verdict); a test that names no verdict gets the one `passed` says.
+    if fields["status"] == "done" and "verdict" not in fields:
+        fields["verdict"] = {True: "pass", False: "fail"}.get(fields["passed"], "inconclusive")  # type: ignore[call-overload]
+    return Run.objects.create(scenario=scenario, started_at=timezone.now(), **fields)
 
 
 def cost_cell(html: str, run: Run) -> str:
@@ -205,3 +210,102 @@ class RunCostTests:
         assert cost_cell(listed, run) == page_cost(page) == "no model call"
         assert cost_cell(listed, priced_unknown) == "unknown agent"
         assert 'href="#run-error"' in page and 'id="run-error"' in page
+
+
+def judged(run: Run, *results: dict[str, object]) -> Run:
+    """Store `results` on the finished `run` and judge it as the worker does (runs.run_verdict)."""
+    stored = [ScoreResult.objects.create(run=run, duration_ms=5, **fields) for fields in results]  # type: ignore[arg-type]
+    apply_verdict(run, stored)
+    run.save()
+    return run
+
+
+def card(html: str) -> str:
+    return re.search(r'<section class="card verdict-card.*?</section>', html, re.S)[0]  # type: ignore[index]
+
+
+@pytest.mark.django_db
+class VerdictCardTests:
+    def test_a_server_failure_names_the_server_and_opens_the_stage_where_it_failed(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        broken = {"content": [text("upstream weather service is down")], "isError": True}
+        calls = [call("get_weather", {"latitude": 48.85, "longitude": 2.35}, broken) for _ in range(3)]
+        run = make_run(scenario, score=0.4, passed=None, verdict="", all_tool_calls=calls)
+        judged(
+            run,
+            {"scorer_name": "Expectations", "scorer_kind": "expectations", "score": 0.0, "passed": False},
+            {"scorer_name": "Tone", "scorer_kind": "code", "score": 0.8, "passed": True, "gating": False},
+            {"scorer_name": "Coords", "scorer_kind": "code", "score": 0.9, "passed": True, "threshold": 0.85},
+        )
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+        verdict = card(html)
+
+        assert 'class="card verdict-card verdict-card-fail"' in verdict
+        assert ">fail 0.40 · server</span>" in verdict and "cause: <strong>server</strong>" in verdict
+        assert '<p class="verdict-reason">server: get_weather returned an error on 3 of 3 calls</p>' in verdict
+        states = re.findall(
+            r'<li class="stage stage-[a-z-]+" data-state="([a-z ]+)" title="[^"]+"(?: aria-current="step")?>'
+            r'<span class="stage-mark" aria-hidden="true">.</span> ([a-z ]+) <',
+            verdict,
+        )
+        assert states == [
+            ("passed", "connected"),
+            ("passed", "tools listed"),
+            ("passed", "tool chosen"),
+            ("passed", "tool called"),
+            ("failed", "result returned"),
+            ("not reached", "request satisfied"),
+        ]
+        # The failed stage is marked, and its detail is open: what it checks, and a link to the failed call.
+        assert verdict.count('aria-current="step"') == 1
+        assert re.search(
+            r'data-state="failed" title="the tool answered without an error" aria-current="step">', verdict
+        )
+        assert (
+            '<details class="stage-detail" open data-key="verdict-stage"><summary class="small">Failed at ' in verdict
+        )
+        assert "This stage checks that the tool answered without an error. It is where the run failed" in verdict
+        assert "self-judging" not in verdict
+        # Each score result says whether it gates, and at which threshold.
+        assert 'data-gate="gating" title="Failing it fails the run">gating ≥ 0.85</span>' in html
+        assert 'data-gate="advisory"' in html and html.count('data-gate="gating"') == 2
+
+    def test_a_skipped_judge_is_inconclusive_never_a_red_fail(self, alice_client: Client, scenario: Scenario) -> None:
+        run = make_run(scenario, score=None, passed=None, verdict="")
+        judged(run, {"scorer_name": "Judge", "scorer_kind": "judge", "outcome": "skipped", "reason": "offline model"})
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+        verdict = card(html)
+
+        assert 'class="card verdict-card verdict-card-inconclusive"' in verdict
+        assert '<span class="badge badge-warn verdict-badge" data-verdict="inconclusive"' in verdict
+        assert ">inconclusive · judge</span>" in verdict
+        assert re.search(r'data-state="undecided" title="[^"]+" aria-current="step">', verdict)
+        assert "Undecided at <strong>request satisfied</strong>" in verdict
+        assert "badge-fail" not in verdict and "fail —" not in html
+        # The summary's result is the same badge.
+        assert html.count('data-verdict="inconclusive"') == 2
+
+    def test_self_judging_is_flagged_and_the_reason_stays_text(self, alice_client: Client, scenario: Scenario) -> None:
+        run = make_run(
+            scenario,
+            score=0.2,
+            passed=False,
+            verdict="fail",
+            failure_cause="agent",
+            failure_reason=f"agent: Judge failed: {HOSTILE}",
+            stages=[{"stage": "request satisfied", "state": "failed"}],
+            self_judging=True,
+        )
+
+        verdict = card(alice_client.get(f"/runs/{run.pk}/").content.decode())
+
+        assert '<span class="badge badge-warn" id="self-judging"' in verdict
+        assert "<script>" not in verdict and "&lt;script&gt;window.pwned = true&lt;/script&gt;" in verdict
+
+    def test_a_run_without_a_verdict_has_no_card(self, alice_client: Client, scenario: Scenario) -> None:
+        run = make_run(scenario, status="running", score=None, passed=None)
+
+        assert 'id="verdict"' not in alice_client.get(f"/runs/{run.pk}/").content.decode()

@@ -30,7 +30,11 @@ def make_run(scenario: Scenario, **fields: object) -> Run:
         "passed": True,
         "started_at": timezone.now(),
     }
-    return Run.objects.create(scenario=scenario, **{**defaults, **fields})
+    fields = {**defaults, **fields}
+    # A finished run is judged (runs.run_verdict); a test that names no verdict gets the one `passed` says.
+    if fields["status"] == "done" and "verdict" not in fields:
+        fields["verdict"] = {True: "pass", False: "fail"}.get(fields["passed"], "inconclusive")  # type: ignore[call-overload]
+    return Run.objects.create(scenario=scenario, **fields)
 
 
 @pytest.mark.django_db
@@ -66,6 +70,61 @@ class RunListTests:
         assert ids(f"date_from={(timezone.now() - timedelta(days=1)).date()}") == [failed.pk, passed.pk]
         assert ids("status=queued") == []
         assert ids("date_from=not-a-date") == [failed.pk, passed.pk, old.pk]
+
+    def test_verdict_and_cause_filters_narrow_the_list(self, alice_client: Client, scenario: Scenario) -> None:
+        passed = make_run(scenario)
+        server = make_run(scenario, score=0.4, passed=False, failure_cause="server")
+        outage = make_run(scenario, score=None, passed=None, verdict="inconclusive", failure_cause="provider")
+
+        def ids(query: str) -> list[int]:
+            return [run.pk for run in alice_client.get(f"/runs/?{query}").context["page"]]
+
+        assert ids("verdict=inconclusive") == [outage.pk]
+        assert ids("verdict=fail") == [server.pk]
+        assert ids("cause=server") == [server.pk]
+        assert ids("verdict=pass&cause=server") == []
+        # Unknown values are ignored, as the other filters do; the older pass/fail filter still works.
+        assert ids("verdict=maybe&cause=nobody") == [outage.pk, server.pk, passed.pk]
+        assert ids("passed=yes") == [passed.pk]
+        html = alice_client.get("/runs/?verdict=fail&cause=server&passed=no").content.decode()
+        assert '<option value="fail" selected>fail</option>' in html
+        assert '<option value="server" selected>server</option>' in html
+        assert '<input type="hidden" name="passed" value="no">' in html
+
+    def test_each_run_shows_its_verdict_badge_with_the_cause_and_the_reason_escaped(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        make_run(scenario, score=0.92)
+        failed = make_run(
+            scenario,
+            score=0.4,
+            passed=False,
+            failure_cause="server",
+            failure_reason='server: get_weather returned an error on 3 of 3 calls <img src=x onerror="x">',
+        )
+        make_run(
+            scenario,
+            score=0.2,
+            passed=None,
+            verdict="inconclusive",
+            failure_cause="provider",
+            failure_reason="provider: 429 after 4 attempts in 7 s",
+        )
+
+        html = alice_client.get("/runs/").content.decode()
+
+        assert '<span class="badge badge-pass verdict-badge" data-verdict="pass"' in html
+        assert ">pass 0.92</span>" in html
+        assert (
+            '<span class="badge badge-fail verdict-badge" data-verdict="fail" title="server: get_weather returned an '
+            'error on 3 of 3 calls &lt;img src=x onerror=&quot;x&quot;&gt;">fail 0.40 · server</span>'
+        ) in html
+        # An outage decided nothing: amber, no score, never red.
+        assert (
+            '<span class="badge badge-warn verdict-badge" data-verdict="inconclusive" '
+            'title="provider: 429 after 4 attempts in 7 s">inconclusive · provider</span>'
+        ) in html
+        assert f'<tr id="run-{failed.pk}"' in html and "<img src=x" not in html
 
     def test_htmx_polling_gets_only_the_table_and_polls_while_runs_are_active(
         self, alice_client: Client, scenario: Scenario

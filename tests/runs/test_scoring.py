@@ -86,16 +86,28 @@ class ScoringTests:
         assert "no luck" in results["Broken"].error
         assert run.score == 0.5
 
-    def test_a_judge_without_a_judge_model_is_skipped_and_left_out(self, alice: User) -> None:
+    def test_a_skipped_gating_judge_leaves_the_run_inconclusive_never_failed(self, alice: User) -> None:
         scenario = make_scenario(make_demo_server())
         scenario.scorers.set([code_scorer(alice, "Always", "async () => 1"), judge_scorer(alice, None)])
 
         run = execute(scenario, alice)
 
         skipped = run.score_results.get(scorer_kind="judge")
-        assert skipped.outcome == "skipped" and skipped.score is None
+        assert skipped.outcome == "skipped" and skipped.score is None and skipped.gating
         assert skipped.reason == "skipped — choose a judge model in Settings"
-        assert (run.score, run.passed) == (1.0, True)
+        assert (run.score, run.passed, run.verdict, run.failure_cause) == (1.0, None, "inconclusive", "judge")
+        assert run.failure_reason.startswith("judge: ")
+
+    def test_a_skipped_advisory_judge_is_left_out_and_the_run_passes(self, alice: User) -> None:
+        scenario = make_scenario(make_demo_server())
+        judge = judge_scorer(alice, None)
+        scenario.scorers.set([code_scorer(alice, "Always", "async () => 1")])
+        scenario.scorers.add(judge, through_defaults={"advisory": True})
+
+        run = execute(scenario, alice)
+
+        assert not run.score_results.get(scorer_kind="judge").gating
+        assert (run.score, run.passed, run.verdict, run.failure_cause) == (1.0, True, "pass", "")
 
     def test_rescoring_keeps_history_and_uses_the_new_version(self, alice: User) -> None:
         scenario = make_scenario(make_demo_server())

@@ -66,6 +66,28 @@ SECTION = Section(
             attr=None,
             unordered=True,
         ),
-        "scorers": Field(_NAMES, "Names of the scorers attached.", [], attr=None, unordered=True),
+        "scorers": Field(
+            _NAMES,
+            "Names of the scorers attached; each gates (a run passes only if it does).",
+            [],
+            attr=None,
+            unordered=True,
+        ),
+        "advisory_scorers": Field(
+            _NAMES,
+            "Names of scorers attached as advisory: shown and counted in the score, never failing a run.",
+            [],
+            attr=None,
+            unordered=True,
+        ),
+        "scorer_thresholds": Field(
+            {"type": "object", "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1}},
+            "A gating scorer's own threshold, by its name (default: pass_threshold).",
+            {},
+            attr=None,
+        ),
+        "tool_errors_expected": Field(
+            {"type": "boolean"}, "Tool errors are expected: they neither fail the run nor blame the server.", False
+        ),
     },
 )

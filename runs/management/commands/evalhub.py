@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from evalhub.suites import cli as suites_cli
 from runs import code_mode
 from runs.ci.backends import Backend, LocalBackend, RemoteBackend
 from runs.ci.experiment import ExperimentOptions, run_experiment_ci
-from runs.ci.runner import EXIT_INFRA, Options, run_ci
+from runs.ci.runner import EXIT_CODES, EXIT_INFRA, Options, run_ci
 from runs.experiments.models import DEFAULT_TRIALS
 
 
@@ -39,6 +40,13 @@ def _modes(value: str) -> list[str]:
     return list(dict.fromkeys(modes))
 
 
+def _count(value: str) -> int:
+    number = int(value)
+    if number < 0:
+        raise ValueError("at least 0")
+    return number
+
+
 def _score(value: str) -> float:
     number = float(value)
     if not 0 <= number <= 1:
@@ -52,7 +60,17 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         actions = parser.add_subparsers(dest="action", required=True, metavar="run|" + "|".join(suites_cli.ACTIONS))
         suites_cli.add_parsers(actions)
-        run = actions.add_parser("run", help="Start runs and report on them.", description=self.help)
+        run = actions.add_parser(
+            "run",
+            help="Start runs and report on them.",
+            description=self.help,
+            epilog="exit codes:\n"
+            + "\n".join(
+                textwrap.fill(text, 100, initial_indent=f"  {code}  ", subsequent_indent="     ")
+                for code, text in EXIT_CODES.items()
+            ),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         run.add_argument(
             "--scenario", action="append", default=[], metavar="NAME", help="A scenario's name (repeatable)."
         )
@@ -93,6 +111,21 @@ class Command(BaseCommand):
         )
         experiment.add_argument(
             "--min-pass-rate", type=_score, metavar="0.8", help="Exit 1 when a cell passes less often than this."
+        )
+        experiment.add_argument(
+            "--no-rerun-inconclusive",
+            dest="rerun_inconclusive",
+            action="store_false",
+            help="Do not run an inconclusive trial a second time (by default each gets one re-run, which counts "
+            "against the daily quota).",
+        )
+        experiment.add_argument(
+            "--max-inconclusive",
+            type=_count,
+            default=0,
+            metavar="N",
+            help="Exit 3 (undecided) when a cell has more than N inconclusive trials, after each one's re-run "
+            "(default 0: any outage left undecided stops the gate from passing).",
         )
         run.add_argument(
             "--url", default="", help="A remote EvalHub to run on, through its API (key in EVALHUB_API_KEY)."
@@ -161,6 +194,8 @@ class Command(BaseCommand):
                 baseline=options["baseline"],
                 fail_on_regression=options["fail_on_regression"],
                 min_pass_rate=options["min_pass_rate"],
+                max_inconclusive=options["max_inconclusive"],
+                rerun_inconclusive=options["rerun_inconclusive"],
             )
             code = run_experiment_ci(backend, ci_options, plan, out=self.stdout, err=self.stderr)  # type: ignore[arg-type]
         else:

@@ -187,11 +187,13 @@ class ScenarioDuplicateDeleteTests:
 class ScenarioListAndRunTests:
     def test_the_list_shows_the_last_score(self, alice_client: Client, server: McpServer) -> None:
         scenario = make_scenario(server)
-        Run.objects.create(scenario=scenario, model="m", status="done", score=0.5, passed=False)
+        Run.objects.create(
+            scenario=scenario, model="m", status="done", score=0.5, passed=False, verdict="fail", failure_cause="agent"
+        )
 
         html = alice_client.get("/scenarios/").content.decode()
 
-        assert "fail 0.50" in html
+        assert "fail 0.50 · agent" in html
         assert f'formaction="/scenarios/{scenario.pk}/run/"' in html
 
     def test_run_queues_a_run_and_opens_it(self, alice_client: Client, server: McpServer) -> None:
@@ -231,7 +233,8 @@ class ScenarioListAndRunTests:
     def test_detail_shows_a_score_history_chart(self, alice_client: Client, server: McpServer) -> None:
         scenario = make_scenario(server)
         for score in (0.2, 1.0):
-            Run.objects.create(scenario=scenario, model="m", status="done", score=score, passed=score >= 0.7)
+            verdict = "pass" if score >= 0.7 else "fail"
+            Run.objects.create(scenario=scenario, model="m", status="done", score=score, verdict=verdict)
 
         html = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
 
@@ -241,6 +244,38 @@ class ScenarioListAndRunTests:
         assert labels[:3] == ["0.0", "0.5", "1.0"] and "score" in labels and "pass 0.70" in labels
         first, last = Run.objects.order_by("pk")
         assert any(label.startswith(f"#{first.pk} · ") for label in labels) and labels[-1].startswith(f"#{last.pk} · ")
+
+        assert 'class="chart-lane"' not in html
+
+    def test_inconclusive_runs_sit_in_their_own_lane_off_the_score_line(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        scenario = make_scenario(server)
+        Run.objects.create(scenario=scenario, model="m", status="done", score=1.0, verdict="pass")
+        outage = Run.objects.create(
+            scenario=scenario,
+            model="m",
+            status="error",
+            verdict="inconclusive",
+            failure_cause="provider",
+            failure_reason="provider: 429 after 4 attempts",
+        )
+        skipped = Run.objects.create(
+            scenario=scenario, model="m", status="done", score=0.0, verdict="inconclusive", failure_cause="judge"
+        )
+        Run.objects.create(scenario=scenario, model="m", status="done", score=0.2, verdict="fail")
+
+        html = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+
+        # The plot keeps its size and moves down under the lane: 1.0 at y 34 (12 + the 22 px lane), 0.2 at 136.4.
+        assert '<polyline points="40.0,34.0 496.0,136.4"' in html
+        assert '<line x1="40" x2="496" y1="23.0" y2="23.0" class="chart-lane"/>' in html
+        lane = re.findall(
+            r'<a href="/runs/(\d+)/"><circle cx="([\d.]+)" cy="23.0" r="4" class="chart-inconclusive">', html
+        )
+        assert lane == [(str(outage.pk), "192.0"), (str(skipped.pk), "344.0")]
+        assert html.count('class="chart-fail"') == 1 and html.count('class="chart-pass"') == 1
+        assert f"Run #{outage.pk}: inconclusive (provider: 429 after 4 attempts)" in html
 
 
 @pytest.mark.django_db
@@ -330,3 +365,59 @@ class ScenarioToolModeTests:
 
         response = alice_client.post("/scenarios/new/", form_data(server, name="Other", tool_mode="python"))
         assert "Select a valid choice. python is not one of the available choices." in response.content.decode()
+
+
+def grading_card(html: str) -> str:
+    return re.search(r'<section class="card" id="grading">.*?</section>', html, re.S)[0]  # type: ignore[index]
+
+
+@pytest.mark.django_db
+class ScenarioGradingTests:
+    def test_the_page_lists_each_expectation_and_scorer_with_whether_it_gates(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        scenario = make_scenario(
+            server,
+            expected_tools=["get_weather"],
+            pass_threshold=0.8,
+            expectations=[
+                {"kind": "tool_called", "tool": "get_weather", "args": {"latitude": {"between": [-90, 90]}}},
+                {"kind": "tool_not_called", "tool": "book_flight", "description": "Never books <b>without</b> asking"},
+                {"kind": "final_answer", "contains": "Paris", "required": False, "weight": 2},
+            ],
+        )
+        strict = Scorer.objects.create(name="Coords valid", code="async () => 1")
+        tone = Scorer.objects.create(name="Tone", code="async () => 1")
+        strict.scenarios.add(scenario, through_defaults={"threshold": 0.9})
+        tone.scenarios.add(scenario, through_defaults={"advisory": True})
+
+        html = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+        card = grading_card(html)
+
+        rows = re.findall(r"<tr><td><code>([a-z_]+)</code></td>.*?</tr>", card, re.S)
+        assert rows == ["tool_called", "tool_not_called", "final_answer"]
+        assert "get_weather called with latitude.between = [-90, 90]" in card
+        assert "Never books &lt;b&gt;without&lt;/b&gt; asking" in card
+        assert card.count('data-gate="gating" title="Failing it fails the run">gating</span>') == 2
+        assert 'data-gate="score-only"' in card and "weight 2" in card
+        assert f'<a href="/scorers/{strict.pk}/">Coords valid</a>' in card
+        assert '<span class="badge" data-gate="gating">gating at 0.9</span>' in card
+        assert '<span class="badge" data-gate="advisory">advisory</span>' in card
+        assert "reaches <strong>0.8</strong>" in card
+        # Expected tools say what they are for, and nothing claims a default scorer runs.
+        assert "checked only by the default scorer, which does not run beside expectations" in card
+        assert 'id="grading-default"' not in card
+        assert "none: any tool call passes" not in html and "default scorer (expected tools called?)" not in html
+
+    def test_a_scenario_with_neither_says_what_the_default_scorer_checks(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        scenario = make_scenario(server, expected_tools=["get_weather"], tool_errors_expected=True)
+
+        card = grading_card(alice_client.get(f"/scenarios/{scenario.pk}/").content.decode())
+
+        assert (
+            "<strong>Default scorer</strong> (no expectations or scorers are set): It passes when every expected tool "
+            "is called (get_weather) and tool errors are expected, so they do not fail it."
+        ) in card
+        assert "Tool errors: <strong>expected</strong>" in card

@@ -51,14 +51,38 @@ def finish(
     cost: str | None = "0.001",
     tokens: tuple[int, int] = (100, 20),
     status: str = "done",
+    verdict: str = "",
+    cause: str = "",
+    self_judging: bool = False,
 ) -> None:
-    """End a trial the way the worker's task does: the run's final fields, then its cell's refresh."""
+    """End a trial the way the worker's task does: the run's final fields and verdict, then its cell's refresh.
+
+    The verdict is `passed`'s (an error: the server's, it could not start) unless `verdict` and `cause` say."""
+    verdict = verdict or ("pass" if passed and status == "done" else "fail")
+    if not cause and verdict != "pass":
+        cause = "agent" if status == "done" else "server"
+    reasons = {
+        "agent": "agent: Missing expected tools: get_weather (0 of 1 called).",
+        "server": "server: No such file",
+        "provider": "provider: 500 after 3 attempts",
+    }
+    stage = {"agent": "tool chosen", "server": "connected"}.get(cause, "tool chosen")
     Run.objects.filter(pk=run.pk).update(
         status=status,
-        passed=passed if status == "done" else False,
+        verdict=verdict,
+        passed={"pass": True, "fail": False}.get(verdict),
+        failure_cause=cause,
+        failure_reason=reasons.get(cause, f"{cause}: it failed") if cause else "",
+        stages=[]
+        if verdict == "pass"
+        else [
+            {"stage": "connected", "state": "passed"},
+            {"stage": stage, "state": "failed" if verdict == "fail" else "undecided"},
+        ],
+        self_judging=self_judging,
         score=(score if score is not None else (1.0 if passed else 0.0)) if status == "done" else None,
         score_reason="" if passed else "Missing expected tools: get_weather (0 of 1 called).",
-        error={"step": "connect", "kind": "spawn", "message": "No such file"} if status == "error" else None,
+        error={"step": "connect", "kind": "spawn_failed", "message": "No such file"} if status == "error" else None,
         duration_ms=duration_ms,
         started_at=timezone.now(),
         finished_at=timezone.now(),

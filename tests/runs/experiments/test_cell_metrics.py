@@ -38,12 +38,13 @@ class CellMetricsTests:
         assert cell.durations_ms == [1000, 2000, 3000]
         assert cell.tokens_mean == pytest.approx(180.0)
         assert cell.cost_usd == Decimal("0.006")
-        assert cell.failure == "Missing expected tools: get_weather (0 of 1 called)."
+        assert cell.failure == "agent: Missing expected tools: get_weather (0 of 1 called)."
+        assert (cell.failure_causes, cell.failed_stages) == ({"agent": 1}, {"tool chosen": 1})
         experiment.refresh_from_db()
         assert (experiment.finished_runs, experiment.status) == (3, "done")
         assert experiment.finished_at is not None
 
-    def test_an_errored_trial_counts_as_a_failure_and_an_unknown_price_makes_the_cost_unknown(self) -> None:
+    def test_a_server_error_counts_as_a_failure_and_an_unknown_price_makes_the_cost_unknown(self) -> None:
         experiment = start(tagged_scenarios(1), trials=2)
         first, second = trials_of(experiment)
 
@@ -51,8 +52,43 @@ class CellMetricsTests:
         finish(second, status="error")
 
         cell = ExperimentCell.objects.get()
-        assert (cell.counted, cell.passes, cell.errors, cell.cost_usd) == (2, 1, 1, None)
-        assert cell.failure == "Error at step 'connect' (spawn): No such file"
+        assert (cell.counted, cell.passes, cell.inconclusive, cell.errors, cell.cost_usd) == (2, 1, 0, 1, None)
+        assert cell.failure == "server: No such file"
+        assert (cell.failure_causes, cell.failed_stages) == ({"server": 1}, {"connected": 1})
+
+    def test_inconclusive_trials_are_counted_apart_and_enter_no_statistic(self) -> None:
+        experiment = start(tagged_scenarios(1), trials=5)
+        runs = trials_of(experiment)
+
+        for run in runs[:3]:
+            finish(run, passed=True, score=1.0, duration_ms=1000)
+        finish(runs[3], passed=False, score=0.2, duration_ms=1000)
+        finish(runs[4], passed=False, score=0.0, verdict="inconclusive", cause="provider", duration_ms=5000)
+
+        cell = ExperimentCell.objects.get()
+        assert (cell.finished, cell.counted, cell.passes, cell.inconclusive) == (5, 4, 3, 1)
+        assert cell.counts.text == "3 passed · 1 failed · 1 inconclusive"
+        # The inconclusive trial's score (0.0) is not the agent's: the mean is over the decided ones.
+        assert cell.score_mean == pytest.approx(0.8)
+        assert cell.failure_causes == {"agent": 1, "provider": 1}
+        # Only the failed trial failed at a stage; the inconclusive one stopped undecided.
+        assert cell.failed_stages == {"tool chosen": 1}
+        # It ran and was paid for: its time and cost are the cell's.
+        assert cell.durations_ms == [1000, 1000, 1000, 1000, 5000]
+        assert cell.cost_usd == Decimal("0.005")
+        assert cell.failure == "agent: Missing expected tools: get_weather (0 of 1 called)."
+        experiment.refresh_from_db()
+        assert experiment.status == "done"
+
+    def test_a_self_judging_trial_marks_its_cell(self) -> None:
+        experiment = start(tagged_scenarios(1), trials=2)
+        first, second = trials_of(experiment)
+
+        finish(first, passed=True)
+        assert not ExperimentCell.objects.get().self_judging
+        finish(second, passed=True, self_judging=True)
+
+        assert ExperimentCell.objects.get().self_judging
 
     def test_re_scoring_recomputes_the_cell(self) -> None:
         scenario = tagged_scenarios(1)[0]

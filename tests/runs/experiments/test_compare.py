@@ -113,3 +113,42 @@ class CompareTests:
 
         assert comparison.rows[0].kind == "pending"
         assert comparison.summary == "0 regressed, 0 fixed, 0 unchanged"
+
+
+@pytest.mark.django_db
+class CompareInconclusiveTests:
+    def test_inconclusive_trials_are_left_out_of_the_test(self) -> None:
+        (scenario,) = tagged_scenarios(1)
+        baseline = run_with([scenario], {scenario.name: [True] * 5}, trials=5)
+        # 3 decided failures and 2 provider outages: 5/5 → 0/3, not 5/5 → 0/5.
+        candidate = start([scenario], trials=5)
+        for run in trials_of(candidate):
+            outage = run.trial in (2, 4)
+            finish(run, passed=False, verdict="inconclusive" if outage else "", cause="provider" if outage else "")
+
+        row = experiment_compare(candidate=candidate, baseline=baseline).rows[0]
+
+        assert (row.candidate.k, row.candidate.cell.inconclusive) == (3, 2)  # type: ignore[union-attr]
+        assert row.kind == "regressed"
+        # Fisher on [[5, 0], [0, 3]]: only the observed table is that unlikely, 1 / C(8, 3) = 1/56 (5/5 → 0/5 is 2/252).
+        assert row.p_value == pytest.approx(1 / 56)
+        assert row.record()["p_value"] == pytest.approx(0.0179, abs=1e-4)
+        html = str(row.html(None))
+        assert "5/5 → 0/3 · p 0.018 (0 → 2 inconclusive)" in html
+        assert "causes: agent 3, provider 2" in html
+
+    def test_a_side_with_only_inconclusive_trials_is_undecided_not_unchanged(self) -> None:
+        (scenario,) = tagged_scenarios(1)
+        baseline = run_with([scenario], {scenario.name: [True] * 3}, trials=3)
+        candidate = start([scenario], trials=3)
+        for run in trials_of(candidate):
+            finish(run, passed=False, verdict="inconclusive", cause="provider")
+
+        comparison = experiment_compare(candidate=candidate, baseline=baseline)
+
+        assert comparison.rows[0].kind == "undecided"
+        assert comparison.rows[0].p_value is None
+        assert comparison.summary.startswith(
+            "0 regressed, 0 fixed, 0 unchanged, 1 undecided (only inconclusive trials)"
+        )
+        assert comparison.record()["counts"] == {"undecided": 1}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import connection
 from django.test import Client, override_settings
@@ -55,6 +57,29 @@ class ExperimentCreateViewTests:
         page = alice_client.get(response["Location"]).content.decode()
         assert "0 / 6 runs" in page and "Scenario 2" in page
         assert f'data-live-events="experiment={experiment.pk}&amp;type=experiment.progress' in page
+        # An unticked box: inconclusive trials are left as they are, and the page says so.
+        assert not experiment.rerun_inconclusive
+        assert "<dt>Inconclusive trials</dt><dd>not re-run</dd>" in page
+
+    def test_the_form_offers_to_re_run_inconclusive_trials_ticked(self, alice_client: Client) -> None:
+        tagged_scenarios(1)
+        form = alice_client.get(reverse("experiments:create")).content.decode()
+        assert 'name="rerun_inconclusive"' in form and "Re-run inconclusive trials once" in form
+        assert re.search(r'<input type="checkbox" name="rerun_inconclusive"[^>]* checked', form)
+
+        response = alice_client.post(
+            reverse("experiments:create"),
+            {
+                "tag": "smoke",
+                "models": [model_value(offline_provider(), "evalhub-offline")],
+                "trials": "1",
+                "rerun_inconclusive": "on",
+            },
+            follow=True,
+        )
+
+        assert Experiment.objects.get().rerun_inconclusive
+        assert "re-run once (each re-run counts against the daily quota)" in response.content.decode()
 
     @override_settings(EVALHUB_DAILY_RUN_QUOTA=5)
     def test_over_quota_it_keeps_the_form_and_says_what_it_needs(self, alice_client: Client) -> None:

@@ -12,6 +12,7 @@ from runs.experiments.stats import (
     VERDICT_DESCRIPTIONS,
     CellOutcome,
     MeanInterval,
+    TrialCounts,
     Verdict,
     compare_cells,
     fisher_exact_two_sided,
@@ -284,3 +285,67 @@ class IsFlakyTests:
     def test_it_rejects_impossible_counts(self) -> None:
         with pytest.raises(ValueError, match="between 0 and the number of trials"):
             is_flaky(3, 2)
+
+
+class TrialCountsTests:
+    @pytest.mark.parametrize(
+        ("verdicts", "counts", "decided", "outcome", "text"),
+        [
+            ([], (0, 0, 0), 0, None, "0 passed · 0 failed"),
+            (["pass"] * 3, (3, 0, 0), 3, CellOutcome(3, 3), "3 passed · 0 failed"),
+            (["pass", "fail", "pass"], (2, 1, 0), 3, CellOutcome(2, 3), "2 passed · 1 failed"),
+            (
+                ["pass", "pass", "fail", "inconclusive", "pass"],
+                (3, 1, 1),
+                4,
+                CellOutcome(3, 4),
+                "3 passed · 1 failed · 1 inconclusive",
+            ),
+            (["inconclusive", "inconclusive"], (0, 0, 2), 0, None, "0 passed · 0 failed · 2 inconclusive"),
+            # No verdict yet (queued, running, cancelled): not a trial's result.
+            (["", "pass", ""], (1, 0, 0), 1, CellOutcome(1, 1), "1 passed · 0 failed"),
+        ],
+    )
+    def test_only_decided_trials_make_the_outcome(
+        self,
+        verdicts: list[str],
+        counts: tuple[int, int, int],
+        decided: int,
+        outcome: CellOutcome | None,
+        text: str,
+    ) -> None:
+        trials = TrialCounts.of(verdicts)
+        assert (trials.passed, trials.failed, trials.inconclusive) == counts
+        assert trials.decided == decided
+        assert trials.outcome() == outcome
+        assert trials.text == text
+
+    def test_an_inconclusive_trial_moves_no_statistic(self) -> None:
+        """5 passes and an outage: pass rate, pass^k and Fisher read 5/5, as if the outage had not been run."""
+        outcome = TrialCounts(passed=5, failed=0, inconclusive=1).outcome()
+        assert outcome is not None
+        assert (outcome.pass_rate, pass_hat_k(outcome.trials, outcome.passes, outcome.trials)) == (1.0, 1.0)
+        assert compare_cells(outcome, CellOutcome(0, 5)) == Verdict.REGRESSED
+        assert fisher_exact_two_sided(outcome.passes, outcome.trials, 0, 5) == pytest.approx(2 / 252)
+
+    @pytest.mark.parametrize(
+        ("counts", "max_inconclusive", "undecided"),
+        [
+            ((5, 0, 0), 0, False),
+            ((4, 0, 1), 0, True),
+            ((4, 0, 1), 1, False),
+            ((3, 0, 2), 1, True),
+            ((0, 3, 2), 2, False),
+            # Nothing decided is never a decision, however many are allowed.
+            ((0, 0, 2), 5, True),
+            ((0, 0, 0), 0, False),
+        ],
+    )
+    def test_undecided_when_more_than_allowed_were_inconclusive(
+        self, counts: tuple[int, int, int], max_inconclusive: int, undecided: bool
+    ) -> None:
+        assert TrialCounts(*counts).undecided(max_inconclusive) is undecided
+
+    def test_it_rejects_a_negative_allowance(self) -> None:
+        with pytest.raises(ValueError, match="at least 0, got -1"):
+            TrialCounts(1, 0, 0).undecided(-1)

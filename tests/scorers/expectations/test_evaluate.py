@@ -24,18 +24,18 @@ class ScoreTests:
         assert result.score == 0.75
         assert result.reason == "1/2 expectations passed; failed: book_flight called"
 
-    def test_a_failed_required_expectation_makes_the_score_zero(self) -> None:
-        result = evaluate_expectations([WEATHER, FLIGHTS, NO_BOOKING | {"required": True}], travel_record())
-        assert result.score == 0.0
+    def test_a_failed_gating_expectation_keeps_the_weighted_score_and_is_named_first(self) -> None:
+        result = evaluate_expectations([WEATHER, BOOKED | {"required": False}, NO_BOOKING], travel_record())
+        assert result.score == pytest.approx(1 / 3)
         assert result.required_failed
         assert result.reason == (
-            "2/3 expectations passed; a required expectation failed, so the score is 0; "
-            "failed: search_flights not called (required)"
+            "1/3 expectations passed; failed: search_flights not called; book_flight called (score only)"
         )
 
-    def test_a_passed_required_expectation_does_not_gate(self) -> None:
-        result = evaluate_expectations([WEATHER | {"required": True}, BOOKED], travel_record())
-        assert result.score == 0.5
+    def test_every_expectation_gates_unless_it_says_required_false(self) -> None:
+        result = evaluate_expectations([WEATHER, BOOKED | {"required": False}], travel_record())
+        assert [outcome.required for outcome in result.outcomes] == [True, False]
+        assert (result.score, result.required_failed) == (0.5, False)
 
     def test_the_reason_uses_descriptions_and_names_at_most_three(self) -> None:
         failing = [BOOKED | {"description": f"booked #{n}"} for n in range(1, 6)]
@@ -60,11 +60,8 @@ class ResultDictTests:
         result = evaluate_expectations([WEATHER, BOOKED | {"required": True, "weight": 2}], travel_record())
         stored = json.loads(json.dumps(result.to_dict()))
         assert stored == {
-            "score": 0.0,
-            "reason": (
-                "1/2 expectations passed; a required expectation failed, so the score is 0; "
-                "failed: book_flight called (required)"
-            ),
+            "score": pytest.approx(1 / 3),
+            "reason": "1/2 expectations passed; failed: book_flight called",
             "passed": 1,
             "total": 2,
             "required_failed": True,
@@ -78,7 +75,7 @@ class ResultDictTests:
                     "actual": "get_weather called as expected (call 1)",
                     "diff": [],
                     "weight": 1.0,
-                    "required": False,
+                    "required": True,
                 },
                 {
                     "index": 1,
