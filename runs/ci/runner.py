@@ -25,17 +25,20 @@ from runs.events.stream import GAP, EventFilter
 from runs.models import Run
 from runs.reports import render_report, run_passes
 from runs.reports.formats import score_text, usd, verdict
+from runs.reports.records import is_inconclusive
 
 EXIT_PASSED, EXIT_FAILED, EXIT_INFRA, EXIT_UNDECIDED = 0, 1, 2, 3
 # What `manage.py evalhub run --help` and the README say of each exit code.
 EXIT_CODES = {
     EXIT_PASSED: "every run passed (an experiment: no cell failed the gate and every cell was decided)",
-    EXIT_FAILED: "a run failed; an experiment: a cell regressed (--fail-on-regression) or passed less often than "
+    EXIT_FAILED: "a run failed (its verdict is fail: the agent's, the server's or a budget's; a server that could "
+    "not start fails its run); an experiment: a cell regressed (--fail-on-regression) or passed less often than "
     "--min-pass-rate (without either: any decided trial failed), counting decided trials only",
     EXIT_INFRA: "infrastructure: an unknown scenario, tag or model, the quota used up, no worker, --timeout, a "
-    "cancelled experiment; without --models, a run that ended in an error",
-    EXIT_UNDECIDED: "an experiment with nothing failed, but a cell had more than --max-inconclusive inconclusive "
-    "trials (the provider failed, a worker was lost, a judge was skipped), or none decided: run it again",
+    "cancelled experiment",
+    EXIT_UNDECIDED: "nothing failed, but a run was inconclusive (the provider failed, a worker was lost, a judge was "
+    "skipped); an experiment: a cell had more than --max-inconclusive inconclusive trials, or none decided: run "
+    "it again",
 }
 BAR_WIDTH = 28
 
@@ -120,9 +123,10 @@ def summary_table(records: list[dict[str, Any]], *, min_score: float | None) -> 
 
 
 def exit_code(records: list[dict[str, Any]], *, min_score: float | None) -> int:
-    if any(record["status"] == Run.Status.ERROR for record in records):
-        return EXIT_INFRA
-    return EXIT_PASSED if all(run_passes(r, min_score=min_score) for r in records) else EXIT_FAILED
+    """1 when a run failed, else 3 when one was inconclusive (an outage decides nothing), else 0."""
+    if not all(run_passes(r, min_score=min_score) or is_inconclusive(r) for r in records):
+        return EXIT_FAILED
+    return EXIT_UNDECIDED if any(is_inconclusive(r) for r in records) else EXIT_PASSED
 
 
 def merge_event(runs: dict[int, dict[str, Any]], event: Event) -> None:
@@ -134,7 +138,17 @@ def merge_event(runs: dict[int, dict[str, Any]], event: Event) -> None:
     if event.type == "run.started" and run["status"] == Run.Status.QUEUED:
         run["status"] = Run.Status.RUNNING
     elif event.type in ("run.finished", "run.scored"):
-        fields = ("status", "stop_reason", "score", "passed", "pass_threshold", "cost_usd", "duration_ms")
+        fields = (
+            "status",
+            "stop_reason",
+            "score",
+            "passed",
+            "verdict",
+            "failure_cause",
+            "pass_threshold",
+            "cost_usd",
+            "duration_ms",
+        )
         run.update({name: event.data[name] for name in fields if name in event.data})
 
 
@@ -217,8 +231,9 @@ def _run(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: b
         + "\n"
     )
     for record in records:
-        if record["status"] == Run.Status.ERROR and record.get("error"):
-            err.write(f"run #{record['id']} {record['scenario_name']}: {record['error'].get('message')}\n")
+        if record.get("failure_reason") or (record["status"] == Run.Status.ERROR and record.get("error")):
+            why = record.get("failure_reason") or record["error"].get("message")
+            err.write(f"run #{record['id']} {record['scenario_name']}: {why}\n")
     return code
 
 

@@ -17,7 +17,16 @@ from django.contrib.auth.models import User
 from evalhub.api_keys.models import ApiKey
 from evalhub.scenarios.models import Scenario, Tag
 from runs.models import Run
-from tests.base import PROJECT_DIR, PYTHON, child_env, free_port, make_demo_server, make_scenario, wait_until
+from tests.base import (
+    PROJECT_DIR,
+    PYTHON,
+    child_env,
+    free_port,
+    make_demo_server,
+    make_scenario,
+    make_scripted_provider,
+    wait_until,
+)
 from tests.conftest import TEST_QUEUE
 
 
@@ -68,7 +77,8 @@ class CiExitCodeTests:
         assert result.returncode == 1, result.stdout + result.stderr
         assert "FAIL" in result.stdout and "0/1 passed" in result.stdout
         failure = ET.parse(junit).getroot().find("testsuite/testcase/failure")
-        assert failure is not None and "Missing expected tools: search_flights" in (failure.get("message") or "")
+        assert failure is not None and failure.get("type") == "agent"
+        assert "never called search_flights" in (failure.get("message") or "").lower()
 
     def test_it_exits_1_below_min_score(self, worker: subprocess.Popen[bytes]) -> None:
         make_scenario(make_demo_server(), expected_tools=["get_weather", "search_flights"], pass_threshold=0.5)
@@ -78,14 +88,27 @@ class CiExitCodeTests:
         assert result.returncode == 1, result.stdout + result.stderr
         assert "0/1 passed (min score 0.90)" in result.stdout
 
-    def test_it_exits_2_when_the_server_is_unreachable(self, worker: subprocess.Popen[bytes]) -> None:
+    def test_it_exits_1_when_the_server_cannot_start_its_failure_not_an_outage(
+        self, worker: subprocess.Popen[bytes]
+    ) -> None:
         make_scenario(make_demo_server(command="/nonexistent/mcp-server", args=[]))
 
         result = evalhub("--scenario", "Weather in Paris", "--wait")
 
-        assert result.returncode == 2, result.stdout + result.stderr
-        assert "ERROR" in result.stdout
-        assert "/nonexistent/mcp-server" in result.stderr
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert "FAIL" in result.stdout
+        assert "server: " in result.stderr and "/nonexistent/mcp-server" in result.stderr
+
+    def test_it_exits_3_when_the_model_provider_is_down_an_outage_decides_nothing(
+        self, worker: subprocess.Popen[bytes]
+    ) -> None:
+        down = make_scripted_provider("http://127.0.0.1:9/v1", name="Down")
+        make_scenario(make_demo_server(), provider=down, model="gpt-4o")
+
+        result = evalhub("--scenario", "Weather in Paris", "--wait")
+
+        assert result.returncode == 3, result.stdout + result.stderr
+        assert "INCONCLUSIVE" in result.stdout and "provider: " in result.stderr
 
     def test_it_exits_2_when_the_quota_is_used_up(self, transactional_db: None) -> None:
         make_scenario(make_demo_server())

@@ -96,6 +96,7 @@ class OneWorkerManyRunsTests:
 
         for run in Run.objects.filter(pk__in=[run.pk for run in runs]):
             assert run.error == lost_error("model call 1", f"its worker {run.worker} was restarted")
-            assert (run.stop_reason, run.passed, run.transcript["steps"]) == ("error", False, [])
+            assert (run.stop_reason, run.passed, run.transcript["steps"]) == ("error", None, [])
+            assert (run.verdict, run.failure_cause) == ("inconclusive", "harness")
         # Nothing was re-run: the redelivered messages (if any) found their runs no longer queued.
         assert Run.objects.count() == IN_FLIGHT

@@ -96,7 +96,8 @@ class WorkerKilledInEachPhaseTests:
         wait_until(lambda: status_of(run) == "error", timeout=RESTART_CLOSES_WITHIN, what="the restart to close it")
 
         run.refresh_from_db()
-        assert (run.stop_reason, run.passed, run.score) == ("error", False, None)
+        assert (run.stop_reason, run.passed, run.score) == ("error", None, None)
+        assert (run.verdict, run.failure_cause) == ("inconclusive", "harness")
         assert run.error == lost_error(phase, f"its worker {run.worker} was restarted")
         assert run.error["message"] == (  # type: ignore[index]
             f"worker lost: its worker {run.worker} was restarted during “{phase}”. The run used one of today's "

@@ -53,6 +53,7 @@ class WorkerRunTests:
 
         run.refresh_from_db()
         assert reaped == 1
-        assert (run.status, run.stop_reason, run.passed) == ("error", "error", False)
+        assert (run.status, run.stop_reason, run.passed) == ("error", "error", None)
+        assert (run.verdict, run.failure_cause) == ("inconclusive", "harness")
         assert run.error["message"].startswith("worker lost")  # type: ignore[index]
         assert run.transcript["steps"][0]["toolCalls"] == [{"toolName": "wait", "args": {"seconds": 30}}]

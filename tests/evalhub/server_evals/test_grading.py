@@ -93,7 +93,7 @@ class InvocationTests:
         assert run.passed is False
         result = run.score_results.get()
         assert (result.label, result.reason) == ("FAIL", "The model added 7 and 9, not 7 and 8.")
-        assert result.details == {"judge": {"provider": "Scripted", "model": "gpt-4o"}}
+        assert result.details is not None and result.details["judge"] == {"provider": "Scripted", "model": "gpt-4o"}
         judged = json.dumps(scripted.received[-1].json["messages"])
         assert "PASS if the model calls add with 7 and 8." in judged and '\\"b\\": 9' in judged
         # The call was not executed: the judge sees the choice, and no stand-in result to grade instead.
