@@ -155,6 +155,10 @@ class RunFiltersIn(Schema):
     scenario: Id | None = Field(None, description="Scenario id.")
     status: RunStatus | None = None
     passed: bool | None = None
+    verdict: Literal["pass", "fail", "inconclusive"] | None = Field(None, description="The runs with this verdict.")
+    cause: Literal["agent", "server", "provider", "judge", "simulator", "budget", "harness"] | None = Field(
+        None, description="The runs that did not pass for this cause."
+    )
     model: str | None = Field(None, max_length=200)
     tag: str | None = Field(None, max_length=50)
     date_from: IsoDate | None = Field(None, description="Created on or after this day (UTC), YYYY-MM-DD.")
@@ -166,6 +170,8 @@ class RunFiltersIn(Schema):
             scenario=str(self.scenario) if self.scenario is not None else "",
             status=self.status or "",
             passed="" if self.passed is None else ("yes" if self.passed else "no"),
+            verdict=self.verdict or "",
+            cause=self.cause or "",
             model=self.model or "",
             tag=self.tag or "",
             date_from=self.date_from.isoformat() if self.date_from else "",

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from evalhub.scenarios.models import Tag
 from runs.models import Run
+from runs.verdict import CAUSES
 from tests.api.helpers import assert_error
 from tests.api.records import finished_run
 from tests.base import make_demo_server, make_scenario
@@ -115,8 +116,27 @@ class RunListTests:
         assert ids(f"date_from={since}") == [failed.pk, passed.pk]
         assert ids(f"ids={old.pk}&ids={failed.pk}") == [failed.pk, old.pk]
 
+    def test_it_filters_by_verdict_and_cause(self, reader_api: Client) -> None:
+        scenario = make_scenario(make_demo_server())
+        passed = finished_run(scenario, score=1.0, passed=True)
+        agent = finished_run(scenario, score=0.0, passed=False)
+        outage = finished_run(
+            scenario, score=None, passed=None, verdict="inconclusive", failure_cause="provider", failure_reason="x"
+        )
+
+        def ids(query: str) -> list[int]:
+            return [r["id"] for r in reader_api.get(f"/api/v1/runs?{query}").json()["items"]]
+
+        assert ids("verdict=pass") == [passed.pk]
+        assert ids("verdict=inconclusive") == [outage.pk]
+        assert ids("cause=agent") == [agent.pk]
+        assert reader_api.get(f"/api/v1/runs/{outage.pk}").json()["verdict"] == "inconclusive"
+        # The API takes every cause the rule gives.
+        assert {reader_api.get(f"/api/v1/runs?cause={cause}").status_code for cause in CAUSES} == {200}
+
     def test_a_bad_filter_is_a_validation_error(self, reader_api: Client) -> None:
         assert_error(reader_api.get("/api/v1/runs?status=exploded"), 400, "VALIDATION_ERROR")
+        assert_error(reader_api.get("/api/v1/runs?verdict=maybe"), 400, "VALIDATION_ERROR")
         assert_error(reader_api.get("/api/v1/runs?date_from=yesterday"), 400, "VALIDATION_ERROR")
 
 
