@@ -242,6 +242,15 @@ class ScenarioListAndRunTests:
         first, last = Run.objects.order_by("pk")
         assert any(label.startswith(f"#{first.pk} · ") for label in labels) and labels[-1].startswith(f"#{last.pk} · ")
 
+    def test_a_long_prompt_is_folded_as_on_the_run_page(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(server, prompt="Plan the trip. " * 20_000 + "THE END")
+
+        html = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+
+        assert '<details class="fold fold-text" data-key=' in html
+        assert "show all 300,007 characters" in html
+        assert html.count("THE END") == 1  # only in the folded whole, not in the head shown
+
 
 @pytest.mark.django_db
 class ScenarioRunButtonTests:
