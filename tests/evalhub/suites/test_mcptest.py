@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
@@ -231,6 +231,17 @@ class ImportCommandTests:
         assert McpServer.objects.get(name="remote").secrets()["bearer_token"] == "${REMOTE_TOKEN}"
         assert Provider.objects.filter(name="openrouter").exists()
         assert Scorer.objects.filter(kind="judge").count() == 3
+
+    def test_mapping_alone_prints_the_table_without_a_file(self) -> None:
+        out = io.StringIO()
+
+        call_command("evalhub", "import-mcptest", "--mapping", stdout=out)
+
+        assert out.getvalue() == mapping_table() + "\n"
+
+    def test_without_a_file_or_mapping_it_says_what_it_needs(self) -> None:
+        with pytest.raises(CommandError, match=r"import-mcptest needs -f FILE \(the mcptest suite\), or --mapping"):
+            call_command("evalhub", "import-mcptest")
 
     def test_a_dry_run_imports_nothing(self, alice: User, settings: object) -> None:
         settings.EVALHUB_SECRET_ENV_ALLOWLIST = ["*"]  # type: ignore[attr-defined]
