@@ -108,7 +108,9 @@ class ScenarioForm(forms.ModelForm):
         help_text="None: the default scorer (were the expected tools called?). Several: the run's score is their mean.",
     )
     tags_text = forms.CharField(
-        label="Tags", required=False, help_text="Comma-separated, e.g. smoke, weather. Letters, digits, - and _."
+        label="Tags",
+        required=False,
+        help_text="Comma-separated, e.g. smoke, weather. Unaccented letters, digits, - and _.",
     )
 
     class Meta:
@@ -234,7 +236,8 @@ class ScenarioForm(forms.ModelForm):
         tags = [tag.strip().lower() for tag in self.cleaned_data["tags_text"].split(",") if tag.strip()]
         bad = [tag for tag in tags if not re.match(r"^[a-z0-9_-]{1,50}$", tag)]
         if bad:
-            raise forms.ValidationError(f"Tags may use letters, digits, - and _ only: {', '.join(bad)}.")
+            # Tags are slugs (`?tag=` in URLs, `--tag` in the CLI, the suite schema): ASCII, so say so.
+            raise forms.ValidationError(f"Tags may use unaccented letters, digits, - and _ only: {', '.join(bad)}.")
         return sorted(set(tags))
 
     def save(self, commit: bool = True) -> Scenario:

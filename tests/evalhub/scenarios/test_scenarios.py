@@ -107,6 +107,16 @@ class ScenarioCreateTests:
         assert Scenario.objects.get().expected_tools == ["get_weather", "get_wether"]
         assert "Demo travel server does not offer get_wether" in response.content.decode()
 
+    def test_a_tag_with_accents_is_refused_by_a_rule_the_help_states(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        response = alice_client.post("/scenarios/new/", form_data(server, tags_text="smoke, météo"))
+
+        html = response.content.decode()
+        assert "Unaccented letters, digits, - and _." in html
+        assert "Tags may use unaccented letters, digits, - and _ only: météo." in html
+        assert not Scenario.objects.exists()
+
     def test_it_requires_login(self, client: Client, server: McpServer) -> None:
         assert client.post("/scenarios/new/", form_data(server)).status_code == 302
         assert not Scenario.objects.exists()
