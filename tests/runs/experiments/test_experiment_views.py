@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import connection
 from django.test import Client, override_settings
@@ -55,6 +57,13 @@ class ExperimentCreateViewTests:
         page = alice_client.get(response["Location"]).content.decode()
         assert "0 / 6 runs" in page and "Scenario 2" in page
         assert f'data-live-events="experiment={experiment.pk}&amp;type=experiment.progress' in page
+
+    def test_the_only_model_there_is_comes_ticked(self, alice_client: Client) -> None:
+        value = model_value(offline_provider(), "evalhub-offline")
+
+        html = alice_client.get(reverse("experiments:create")).content.decode()
+
+        assert re.search(rf'<input type="checkbox" name="models" value="{value}"[^>]* checked>', html)
 
     @override_settings(EVALHUB_DAILY_RUN_QUOTA=5)
     def test_over_quota_it_keeps_the_form_and_says_what_it_needs(self, alice_client: Client) -> None:
