@@ -33,8 +33,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--concurrency", type=int, help="runs the worker carries at once (default: EVALHUB_WORKER_CONCURRENCY)"
         )
+        parser.add_argument(
+            "--check", action="store_true", help="only check that the address is free, then exit (make run does, first)"
+        )
 
-    def handle(self, *args: Any, addr: str, concurrency: int | None, **options: Any) -> None:
+    def handle(self, *args: Any, addr: str, concurrency: int | None, check: bool, **options: Any) -> None:
+        if check:
+            _require_free(*_host_port(addr))
+            return
         # `kill` (SIGTERM) must stop both children too, exactly like Ctrl-C, or they outlive the launcher; and
         # Ctrl-C must work even when started from a shell that made background jobs ignore SIGINT.
         signal.signal(signal.SIGTERM, _interrupt)
