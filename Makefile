@@ -13,11 +13,7 @@ ADDR ?= 127.0.0.1:8000
 ## stops both).
 run: $(RUNTIME_STAMP)
 	@export DEBUG=$${DEBUG:-1}; \
-	$(PY) manage.py serve --addr $(ADDR) --check && \
-	$(PY) manage.py migrate --noinput -v0 && \
-	$(PY) manage.py createcachetable && \
-	$(PY) manage.py seed_demo && \
-	exec $(PY) manage.py serve --addr $(ADDR)
+	exec $(PY) manage.py serve --addr $(ADDR) --prepare
 
 ## make test: install the test tools too, then lint, type-check and run the whole suite.
 test: $(DEV_STAMP) chromium lint typecheck pytest
