@@ -178,6 +178,7 @@ def _inspection_context(server: McpServer) -> dict[str, Any]:
     diff, recent = _tools_changed(server, snapshot)
     invalid_tools = (server.last_inspection or {}).get("invalid_tools", [])
     report = quality_report(snapshot.tools, invalid_tools) if snapshot else None
+    shipped = shipped_rows(server)
     return {
         "server": server,
         "state": server.inspection_state(),
@@ -189,7 +190,8 @@ def _inspection_context(server: McpServer) -> dict[str, Any]:
         "changes": diff,
         "changes_are_new": recent,
         "quality": report,
-        "shipped": shipped_rows(server),
+        "shipped": shipped,
+        "importable": any(row["scenario"] is None for row in shipped),  # else no Import buttons
         "model_choices": model_choices(),
         "snapshots": server.snapshots.only("pk", "server_id", "tools_hash", "created_at", "last_seen_at")[:10],
         "edited_since": bool(
