@@ -200,6 +200,11 @@ class CompareAndDivergenceViewTests:
             "&quot;18 °C&quot; → error &quot;Error: down&quot;." in text
         )
         assert 'id="first-divergence"' in text
+        # The error result is marked as one (red), the good one stays a plain result.
+        assert (
+            text.count('class="turn turn-result turn-result-error"><div class="turn-role">Error from get_weather') == 1
+        )
+        assert text.count('class="turn turn-result"><div class="turn-role">Result of get_weather') == 1
 
     def test_a_runs_page_offers_compare_with_and_lists_runs_of_its_scenario(self, alice_client: Client) -> None:
         experiment = finished_experiment(tagged_scenarios(1), passing=True, trials=2)
