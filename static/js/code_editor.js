@@ -46,6 +46,8 @@
       indentUnit: 2,
       tabSize: 2,
       viewportMargin: Infinity,
+      // Long lines wrap, and every line keeps clear of the wand in the top-right corner (evalhub.css).
+      lineWrapping: true,
       placeholder: textarea.placeholder,
       extraKeys: { Tab: function (cm) { cm.replaceSelection("  "); } },
     });
