@@ -30,8 +30,10 @@
     var field = textarea.closest(".code-field");
     var texts = [];
     if (field) field.querySelectorAll(".field-error").forEach(function (el) { texts.push(el.textContent); });
-    var test = document.querySelector("#test-result .error-text");
-    if (test) texts.push(test.textContent);
+    // Test reports a syntax error as the form's problem, or the sandbox's error: either names the line.
+    document.querySelectorAll("#test-result .error-text, #test-result .form-error").forEach(function (el) {
+      texts.push(el.textContent);
+    });
     return texts.join("\n");
   }
 

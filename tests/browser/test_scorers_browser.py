@@ -181,6 +181,10 @@ class ScorerPageBrowserTests:
         assert wand is not None and text_right <= wand["x"]
         fill_code(page, "async () => {\n  return 1 +;\n}")
         expect(page.locator(".code-box .CodeMirror-linenumber").filter(has_text="3")).to_be_visible()
+        # Test marks a syntax error's line too, before any save (and before there is a run to test on).
+        page.get_by_role("button", name="Test scorer").click()
+        expect(page.locator("#test-result .form-error")).to_contain_text("Syntax error at line 2, column 13")
+        expect(page.locator(".code-box .cm-error-line")).to_have_count(1)
         page.get_by_role("button", name="Create scorer").click()
         error = page.locator(".code-field .field-error")
         expect(error).to_contain_text("Syntax error at line 2, column 13")
