@@ -332,6 +332,19 @@ class ScenarioFailingServerTests:
 
 
 @pytest.mark.django_db
+class ScenarioLevelTests:
+    def test_the_list_shows_no_model_for_an_execution_level_scenario(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        make_scenario(server, level="execution", tool_call={"tool": "get_weather", "arguments": {}})
+
+        listing = alice_client.get("/scenarios/").content.decode()
+
+        assert 'title="An execution-level scenario calls its tool directly, with no model">none</span>' in listing
+        assert "evalhub-offline</span>" not in listing
+
+
+@pytest.mark.django_db
 class ScenarioToolModeTests:
     def test_the_form_saves_code_mode_and_a_run_copies_it(self, alice_client: Client, server: McpServer) -> None:
         alice_client.post("/scenarios/new/", form_data(server, tool_mode="code"))
