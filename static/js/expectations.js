@@ -6,6 +6,8 @@
   "use strict";
 
   var spec, editor, textarea, list, rows, timer;
+  // Rows just added and not filled in yet: their errors ("tool: required") wait until the user has typed.
+  var untouched = new WeakSet();
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -45,6 +47,7 @@
   }
 
   function set(row, name, value) {
+    untouched.delete(row);
     if (value === undefined || value === "" || (Array.isArray(value) && !value.length)) delete row[name];
     else row[name] = value;
     changed();
@@ -241,6 +244,7 @@
             next[key] = row[key];
           }
         });
+        if (untouched.has(row)) untouched.add(next); // choosing the kind is not filling it in
         rows[index] = next;
         render();
       });
@@ -321,11 +325,12 @@
     editor.querySelector("[data-list-errors]").textContent = result.errors.join(" ");
     list.querySelectorAll(".expectation-row").forEach(function (item, index) {
       var found = result.rows[index] || { label: "", errors: [] };
+      var shown = untouched.has(rows[index]) ? [] : found.errors;
       item.querySelector("[data-sentence]").textContent = found.label;
-      item.classList.toggle("row-invalid", found.errors.length > 0);
+      item.classList.toggle("row-invalid", shown.length > 0);
       var errors = item.querySelector("[data-errors]");
       errors.textContent = "";
-      found.errors.forEach(function (message) { errors.appendChild(el("li", { text: message })); });
+      shown.forEach(function (message) { errors.appendChild(el("li", { text: message })); });
     });
   }
 
@@ -355,7 +360,9 @@
     add.hidden = false;
     add.addEventListener("click", function () {
       if (!loadFromTextarea()) return; // never overwrite JSON the user is still fixing
-      rows.push({ kind: spec.kinds[0].name });
+      var row = { kind: spec.kinds[0].name };
+      untouched.add(row);
+      rows.push(row);
       render();
       list.lastChild.querySelector("input, select").focus();
     });

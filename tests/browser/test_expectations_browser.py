@@ -46,7 +46,12 @@ class ExpectationsBrowserTests:
         # Latitude 91 is out of range: the offline agent passes it on, so there is a diff to read.
         page.get_by_label("Input prompt").fill("What's the weather at latitude 91, longitude 2.35?")
 
-        weather = add_row(page, "tool_called")
+        # A row just added says nothing is missing until it is filled in; then the server's check speaks.
+        with page.expect_response(lambda response: "/scenarios/expectations/check/" in response.url):
+            weather = add_row(page, "tool_called")
+        expect(weather.locator(".row-errors")).to_be_hidden()
+        weather.get_by_label("tool of expectation 1").fill("get")
+        weather.get_by_label("tool of expectation 1").fill("")
         expect(weather.locator(".row-errors")).to_have_text("tool: required for tool_called")
         weather.get_by_label("tool of expectation 1").fill("get_weather")
         add_argument(weather, "latitude", "-90", "90")
