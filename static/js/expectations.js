@@ -63,6 +63,9 @@
   }
 
   function select(options, value, label, onChange) {
+    // A value the page does not know (a typo in the JSON, a newer file) is shown as it is, never as another one.
+    var known = options.some(function (option) { return option[0] === value; });
+    if (!known && value) options = [[value, value + " (unknown)"]].concat(options);
     var node = el("select", { "aria-label": label }, options.map(function (option) {
       return el("option", { value: option[0], text: option[1] });
     }));
@@ -236,7 +239,7 @@
   function renderRow(row, index) {
     var kind = kindOf(row.kind), number = index + 1;
     var item = el("li", { class: "expectation-row", "data-index": String(index) });
-    var kinds = select(spec.kinds.map(function (k) { return [k.name, k.name]; }), kind.name,
+    var kinds = select(spec.kinds.map(function (k) { return [k.name, k.name]; }), String(row.kind || kind.name),
       "Kind of expectation " + number, function (name) {
         var next = { kind: name }, fields = kindOf(name).fields.map(function (f) { return f.name; });
         Object.keys(row).forEach(function (key) {

@@ -120,3 +120,21 @@ class ExpectationsBrowserTests:
             "get_weather called with latitude = 91, longitude = 2.35"
         )
         screenshot(page, "save-as-expectations")
+
+
+@pytest.mark.browser
+class ExpectationsEditorBrowserTests:
+    def test_an_unknown_kind_is_shown_as_it_is_not_as_another(
+        self, page: Page, live_server: LiveServer, alice: User
+    ) -> None:
+        make_demo_server()
+        log_in(page, live_server)
+        page.goto(f"{live_server.url}/scenarios/new/")
+        page.locator("#expectations-editor [data-raw]").evaluate("(details) => { details.open = true; }")
+        raw = page.locator("#expectations-editor textarea")
+
+        raw.fill('[{"kind": "tool_caled", "tool": "get_weather"}]')
+        raw.dispatch_event("change")
+
+        kind = page.get_by_label("Kind of expectation 1")
+        expect(kind.locator("option:checked")).to_have_text("tool_caled (unknown)")
