@@ -9,13 +9,11 @@ ADDR ?= 127.0.0.1:8000
 
 .PHONY: run test lint typecheck pytest chromium clean
 
-## make run: install, migrate, seed the demo, start the web app and a worker (Ctrl-C stops both).
+## make run: install, check the address is free, migrate, seed the demo, start the web app and a worker (Ctrl-C
+## stops both).
 run: $(RUNTIME_STAMP)
 	@export DEBUG=$${DEBUG:-1}; \
-	$(PY) manage.py migrate --noinput -v0 && \
-	$(PY) manage.py createcachetable && \
-	$(PY) manage.py seed_demo && \
-	exec $(PY) manage.py serve --addr $(ADDR)
+	exec $(PY) manage.py serve --addr $(ADDR) --prepare
 
 ## make test: install the test tools too, then lint, type-check and run the whole suite.
 test: $(DEV_STAMP) chromium lint typecheck pytest

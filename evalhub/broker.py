@@ -37,6 +37,12 @@ class Channel(filesystem.Channel):
 class Transport(filesystem.Transport):
     Channel = Channel
 
+    @property
+    def default_connection_params(self) -> dict[str, Any]:
+        # Folders have no host. kombu's default names one, and then warns "No hostname was supplied" whenever
+        # `filesystem://` connects: on every `manage.py evalhub run`.
+        return {}
+
 
 def register() -> None:
     """Make `filesystem://` (the default CELERY_BROKER_URL) use this transport, in the web app and the worker."""

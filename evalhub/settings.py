@@ -7,7 +7,9 @@ DATABASE_URL and CELERY_BROKER_URL switch to PostgreSQL and Redis/RabbitMQ for p
 from __future__ import annotations
 
 import os
+import secrets
 import sys
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -49,17 +51,44 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("EVALHUB_VAR_DIR", str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
+
+def install_secret_key(var_dir: Path) -> str:
+    """This install's own signing key, made once and kept in var/secret_key (readable by its owner only).
+
+    The web app, the worker and every `manage.py` command in another shell read the same file, so sessions and
+    the secrets stored under a key derived from it stay readable whichever process started first.
+    """
+    path = var_dir / "secret_key"
+    if not path.exists():
+        # Write it whole under another name, then link it in: a process starting at the same moment either
+        # wins the link or reads the winner's complete key, never half of one.
+        fd, draft = tempfile.mkstemp(dir=var_dir, prefix=".secret_key.")  # mode 0600
+        with os.fdopen(fd, "w") as file:
+            file.write(secrets.token_urlsafe(50))
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(draft)
+    return path.read_text().strip()
+
+
 DEBUG = env_bool("DEBUG")
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", LOOPBACK_HOSTS)
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
-    if not DEBUG:
+    # An install that answers only on this machine (the defaults `make run` uses) works in any shell with nothing
+    # exported; one that answers other hosts is a deployment, and a deployment's key is chosen by its operator.
+    if not DEBUG and set(ALLOWED_HOSTS) - set(LOOPBACK_HOSTS):
         raise ImproperlyConfigured(
-            "SECRET_KEY is not set. Set it in the environment (production), or set DEBUG=1 for local development."
+            f"SECRET_KEY is not set. This install answers {', '.join(ALLOWED_HOSTS)} (ALLOWED_HOSTS), so it needs "
+            "a long random SECRET_KEY in the environment. Without ALLOWED_HOSTS, or with DEBUG=1, EvalHub keeps "
+            "a key of its own in var/secret_key."
         )
-    # Only for local development: a fixed key is fine because DEBUG instances are never exposed.
-    SECRET_KEY = "django-insecure-evalhub-development-only"  # noqa: S105
+    SECRET_KEY = install_secret_key(VAR_DIR)
 
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [

@@ -201,10 +201,7 @@ def _get(run_id: int, *, full: bool = True) -> Run:
 
 
 def _download(records: list[dict[str, Any]], params: ReportParams, *, title: str, stem: str) -> HttpResponse:
-    report = render_report(records, params.format, title=title, min_score=params.min_score)
-    response = HttpResponse(report.content, content_type=report.content_type)
-    response["Content-Disposition"] = f'attachment; filename="{stem}.{report.extension}"'
-    return response
+    return render_report(records, params.format, title=title, min_score=params.min_score).response(stem)
 
 
 @router.post("", response=responses({201: BulkStartOut}, 404), auth=auth_for(WRITE), summary="Start runs in bulk")

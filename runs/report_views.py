@@ -22,10 +22,7 @@ def _format(value: str) -> ReportFormat:
 
 
 def _download(records: list[dict[str, object]], fmt: ReportFormat, *, title: str, stem: str) -> HttpResponse:
-    report = render_report(records, fmt, title=title)
-    response = HttpResponse(report.content, content_type=report.content_type)
-    response["Content-Disposition"] = f'attachment; filename="{stem}.{report.extension}"'
-    return response
+    return render_report(records, fmt, title=title).response(stem)
 
 
 @require_GET

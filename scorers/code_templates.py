@@ -13,6 +13,8 @@ What the templates understand (anything else is listed in the note as not unders
   the named tools' input schemas are checked.
 - Required arguments: "required arguments" (the schema's `required` list), "with a city argument",
   "the city parameter is provided": the first call's argument must be present and not empty.
+- Nothing about the final answer (what it mentions, says or contains): a sentence asking for that is named in
+  the note, and in a comment atop the code, as not expressed, even when it also names a tool.
 The generated scorer returns 1 only when every check passes, else 0, and logs the first failing check. This
 is the shape of the product's get_weather example.
 """
@@ -46,6 +48,10 @@ _RANGE = re.compile(
     rf"(?P<low>{_NUMBER})\s*(?:to|and|-|\u2013|\u2014|\.\.|,)\s*(?P<high>{_NUMBER})",
     re.IGNORECASE,
 )
+# A criterion on what the agent answered: the templates read tool calls only, so such a sentence is never "understood".
+_ANSWER_CHECK = re.compile(
+    r"\b(answer|response|reply|replies|final\s+text|final\s+message|mentions?|says?|states?|tells?)\b", re.IGNORECASE
+)
 _ALL_REQUIRED = re.compile(r"\brequired\s+(arguments|parameters|args|params|fields)\b", re.IGNORECASE)
 _PRESENCE = re.compile(
     r"\b(?:with|includes?|including|provides?|passes|passing|has|have|sets?)\s+(?:an?\s+|the\s+)?"
@@ -64,6 +70,7 @@ class _Plan:
     required: list[tuple[str, str]] = field(default_factory=list)  # tool, argument
     used: list[str] = field(default_factory=list)  # templates, in words
     notes: list[str] = field(default_factory=list)
+    not_expressed: list[str] = field(default_factory=list)  # sentences asking about the final answer
 
 
 def template_code(description: str, tools: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
@@ -72,6 +79,12 @@ def template_code(description: str, tools: Sequence[Mapping[str, Any]]) -> tuple
     code = _code(plan, description)
     note = "Template scorer (no AI model was used): " + "; ".join(plan.used) + "."
     note += " It scores 1 only when every check passes, else 0."
+    if plan.not_expressed:
+        note += (
+            " Not expressed, because templates check only tool calls and their arguments: "
+            + " ".join(json.dumps(sentence) for sentence in plan.not_expressed)
+            + ". Add it to the code, use a judge scorer, or an expectation on the final answer."
+        )
     if plan.notes:
         note += " " + " ".join(plan.notes)
     return code, note
@@ -135,7 +148,12 @@ def _plan(description: str, tools: Sequence[Mapping[str, Any]]) -> _Plan:
             understood[index] = True
 
     _describe(plan)
-    missed = [sentence for sentence, ok in zip(sentences, understood, strict=True) if not ok]
+    plan.not_expressed = [sentence for sentence in sentences if _ANSWER_CHECK.search(sentence)]
+    missed = [
+        sentence
+        for sentence, ok in zip(sentences, understood, strict=True)
+        if not ok and sentence not in plan.not_expressed
+    ]
     if missed:
         plan.notes.append("Not understood: " + " ".join(json.dumps(sentence) for sentence in missed))
     return plan
@@ -225,6 +243,10 @@ def _code(plan: _Plan, description: str) -> str:
     summary = summary if len(summary) <= 160 else summary[:159] + "…"
     lines = [
         f"// Template scorer for: {summary}",
+        *(
+            ["// Not checked here: what the final answer says (templates read tool calls only)."]
+            * bool(plan.not_expressed)
+        ),
         "async ({ input, expected, output }) => {",
         "  const allToolCalls = (output && output.allToolCalls) || [];",
         "",

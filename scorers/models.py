@@ -37,6 +37,20 @@ class Scorer(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def tidy_content(self) -> None:
+        """Keep only what this kind of scorer uses, with plain `\n` line endings.
+
+        A browser's textarea sends `\r\n`, and the fields of the other kind stay filled in the form: kept, they
+        would make a new version for nothing and be exported (as a quoted string of `\r\n`s) where they mean
+        nothing.
+        """
+        for name in ("description", "code", "system_prompt", "labels"):
+            setattr(self, name, getattr(self, name).replace("\r\n", "\n").replace("\r", "\n"))
+        if self.kind == self.Kind.CODE:
+            self.system_prompt, self.labels, self.judge_provider, self.judge_model = "", "", None, ""
+        else:
+            self.code = ""
+
 
 class ScorerVersion(models.Model):
     """A scorer as it was at one version; run results point at the version that scored them."""

@@ -110,6 +110,7 @@ def _content_of(scorer: Scorer) -> dict[str, Any]:
 def scorer_save(*, scorer: Scorer, user: AbstractBaseUser | AnonymousUser) -> Scorer:
     """Save a new or edited scorer; a change of content makes a new version, old results keep theirs."""
     author = user if isinstance(user, get_user_model()) else None
+    scorer.tidy_content()
     with transaction.atomic():
         if scorer.pk is None:
             scorer.version = 1

@@ -94,12 +94,13 @@ def scorer_test(request: HtmxHttpRequest, scorer_id: int | None = None) -> HttpR
     # Testing needs only what runs: a missing or taken name matters when saving, not before.
     if not form.is_valid():
         form.errors.pop("name", None)
-    if run is None:
-        context["problem"] = "Choose a finished run to test on."
-    elif form.errors:
+    # The code's own errors first: a syntax error is worth knowing before there is any run to test on.
+    if form.errors:
         context["problem"] = "Fix the errors in the form first: " + "; ".join(
             f"{name}: {' '.join(str(error) for error in errors)}" for name, errors in form.errors.items()
         )
+    elif run is None:
+        context["problem"] = "Choose a finished run to test on."
     else:
         context["evaluation"] = services.scorer_evaluate(content=form.save(commit=False), record=run_record(run))
     return render(request, "scorers/scorer_form.html#test-result", context)

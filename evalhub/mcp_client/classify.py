@@ -230,9 +230,16 @@ def _from_status(status: int, ctx: Context, *, phase: Phase = "connect") -> McpC
     hostport, url = endpoint(ctx.config.url)
     if status in (401, 403):
         word = "Unauthorized" if status == 401 else "Forbidden"
+        if ctx.config.http_headers():
+            return ctx.error(
+                ErrorKind.AUTH_FAILED,
+                f"The server rejected the credentials ({status} {word}); check the bearer token and headers.",
+            )
+        # Nothing was sent to reject: the address may want credentials, or not be an MCP endpoint at all.
         return ctx.error(
             ErrorKind.AUTH_FAILED,
-            f"The server rejected the credentials ({status} {word}); check the bearer token and headers.",
+            f"The server at {url} refused access ({status} {word}); no bearer token or headers are configured "
+            "for it. If it needs credentials add them; otherwise check the URL points at an MCP endpoint.",
         )
     if status == 404 and phase == "request":
         return ctx.error(

@@ -27,7 +27,9 @@ class ErrorKind(StrEnum):
     TIMEOUT = "timeout"  # no answer within the per-call timeout
     MODEL_NOT_FOUND = "model_not_found"
     CONTEXT_TOO_LONG = "context_too_long"
-    BAD_URL = "bad_url"  # connection refused, DNS, 404 on the endpoint, or not an OpenAI-compatible answer
+    BAD_URL = "bad_url"  # 404 on the endpoint, not an OpenAI-compatible answer, or refused by the egress policy
+    # Connection refused, DNS, network: the URL may be right and the server down, so not called bad_url.
+    UNREACHABLE = "unreachable"
     SERVER_ERROR = "server_error"  # 5xx after every retry
     BAD_REQUEST = "bad_request"  # any other refusal; the provider's own words are quoted
     MALFORMED_TOOL_ARGUMENTS = "malformed_tool_arguments"  # see ToolCall.require_arguments
@@ -181,7 +183,7 @@ def from_transport_error(exc: Exception, *, config: ProviderConfig, attempts: At
     if isinstance(exc, openai.APIConnectionError):
         reason = config.redact(_root_cause(exc))
         return ProviderError(
-            ErrorKind.BAD_URL,
+            ErrorKind.UNREACHABLE,
             f"could not connect to {base} ({reason}) — check the base URL and that the server is running",
             detail=reason,
             attempts=attempts.count,

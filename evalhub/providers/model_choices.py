@@ -10,18 +10,24 @@ Choice = tuple[str, str]
 
 def model_choices(*, judging: bool = False) -> list[tuple[str, list[Choice]]]:
     """Every provider's models, grouped by provider. Each option names its provider too (a closed <select> shows
-    only the option), and a provider whose last Test failed says so on both. `judging` leaves out the offline
-    model: it cannot grade a transcript, so a judge on it would only ever be skipped."""
+    only the option); when a provider's last Test failed, its group and the option of the model it tried say so.
+    `judging` leaves out the offline model: it cannot grade a transcript, so a judge on it would only ever be
+    skipped."""
     ensure_builtin_providers()
     groups: list[tuple[str, list[Choice]]] = []
     for provider in Provider.objects.all():
         if judging and provider.is_offline:
             continue
         failed = provider_test_failed(provider)
+        # A test tries one model: only that model's option says it failed, the group says which one it was.
+        tested = str((provider.last_test or {}).get("model") or "") if failed else ""
         label = f"{provider.name} — rule-based, for smoke tests" if provider.is_offline else provider.name
-        warning = f" — last test failed ({failed})" if failed else ""
+        warning = f" — last test ({tested}) failed ({failed})" if failed else ""
         options = [
-            (model_value(provider, model), f"{model} · {provider.name}{' · last test failed' if failed else ''}")
+            (
+                model_value(provider, model),
+                f"{model} · {provider.name}{' · last test failed' if model == tested else ''}",
+            )
             for model in provider.model_names
         ]
         groups.append((label + warning, options))

@@ -117,7 +117,9 @@ class ScenarioForm(forms.ModelForm):
         help_text="Of the scorers ticked above: shown and counted in the score, but never failing a run.",
     )
     tags_text = forms.CharField(
-        label="Tags", required=False, help_text="Comma-separated, e.g. smoke, weather. Letters, digits, - and _."
+        label="Tags",
+        required=False,
+        help_text="Comma-separated, e.g. smoke, weather. Unaccented letters, digits, - and _.",
     )
 
     class Meta:
@@ -249,7 +251,8 @@ class ScenarioForm(forms.ModelForm):
         tags = [tag.strip().lower() for tag in self.cleaned_data["tags_text"].split(",") if tag.strip()]
         bad = [tag for tag in tags if not re.match(r"^[a-z0-9_-]{1,50}$", tag)]
         if bad:
-            raise forms.ValidationError(f"Tags may use letters, digits, - and _ only: {', '.join(bad)}.")
+            # Tags are slugs (`?tag=` in URLs, `--tag` in the CLI, the suite schema): ASCII, so say so.
+            raise forms.ValidationError(f"Tags may use unaccented letters, digits, - and _ only: {', '.join(bad)}.")
         return sorted(set(tags))
 
     def save(self, commit: bool = True) -> Scenario:

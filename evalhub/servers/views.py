@@ -199,6 +199,7 @@ def _inspection_context(server: McpServer, evals_page: str | None = None) -> dic
         "shipped": shipped,
         "shipped_page": page,
         "evals_capped": evals_capped,
+        "importable": any(row["scenario"] is None for row in shipped),  # else no Import buttons
         "model_choices": model_choices(),
         "snapshots": server.snapshots.only("pk", "server_id", "tools_hash", "created_at", "last_seen_at")[:10],
         "edited_since": bool(

@@ -40,7 +40,7 @@ def add_parsers(actions: Any) -> None:
     validate = actions.add_parser("validate", help="Check a suite file against the schema; change nothing.")
     _file(validate)
     imported = actions.add_parser("import-mcptest", help="Import an mcptest v1 suite; report what did not map.")
-    _file(imported)
+    _file(imported, required=False)  # --mapping alone prints the table
     imported.add_argument("--dry-run", action="store_true", help="Print the report and the plan; change nothing.")
     imported.add_argument("-o", "--output", type=Path, help="Write the EvalHub suite here instead of applying it.")
     imported.add_argument("--provider", default=DEFAULT_PROVIDER, help=f"For bare model names ({DEFAULT_PROVIDER}).")
@@ -48,8 +48,8 @@ def add_parsers(actions: Any) -> None:
     imported.add_argument("--mapping", action="store_true", help="Print the mcptest → EvalHub mapping table too.")
 
 
-def _file(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-f", "--file", required=True, help="The YAML file ('-' for standard input).")
+def _file(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    parser.add_argument("-f", "--file", required=required, help="The YAML file ('-' for standard input).")
 
 
 def _read(name: str) -> str:
@@ -83,6 +83,13 @@ def _run(action: str, options: dict[str, Any], out: TextIO, err: TextIO) -> int:
             out.write(text)
         return 0
     name = options["file"]
+    if not name:  # import-mcptest only: the others require -f
+        if not options["mapping"]:
+            raise CommandError(
+                "import-mcptest needs -f FILE (the mcptest suite), or --mapping alone to print the mapping table."
+            )
+        out.write(f"{mapping_table()}\n")
+        return 0
     if action == "validate":
         read_suite(_read(name), name)
         out.write(f"{name}: valid.\n")

@@ -21,6 +21,7 @@ from evalhub.suites.sections.spec import REFERENCE_PATTERN
 
 Action = Literal["create", "change", "delete"]
 _SHOWN = 80  # characters of a value a plan line shows
+_CONTEXT = 20  # characters kept before the first difference of two long texts
 SINGULAR = {"servers": "server", "providers": "provider", "scorers": "scorer", "scenarios": "scenario"}
 URL_KEYS = {"servers": "url", "providers": "base_url"}  # the address a record's secrets are sent to
 DROPPED = "dropped (the URL moves to another address): the file's references are new"
@@ -33,7 +34,13 @@ class FieldChange:
     after: Any
 
     def __str__(self) -> str:
-        return f"{self.key}: {shown(self.before)} → {shown(self.after)}"
+        before, after = self.before, self.after
+        if isinstance(before, str) and isinstance(after, str):
+            # Long texts that differ late would show as two equal cut heads: start both near the first difference.
+            start = _first_difference(before, after) - _CONTEXT
+            if start > 0 and max(len(before), len(after)) > _SHOWN:
+                before, after = "…" + before[start:], "…" + after[start:]
+        return f"{self.key}: {shown(before)} → {shown(after)}"
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,28 @@ def secret_labels(entry: Mapping[str, Any]) -> list[str]:
     return labels
 
 
+def _first_difference(before: str, after: str) -> int:
+    shorter = min(len(before), len(after))
+    return next((i for i in range(shorter) if before[i] != after[i]), shorter)
+
+
+def field_changes(key: str, before: Any, after: Any) -> list[FieldChange]:
+    """How `before` became `after`: one change when both fit on a plan line, else followed down into the objects
+    and lists to the parts that differ (`expectations[1].args.city`), so a plan never shows only two equal heads
+    cut before the change. A key or item on one side only is `null` on the other."""
+    if before == after:
+        return []
+    fits = max(len(json.dumps(before, default=str)), len(json.dumps(after, default=str))) <= _SHOWN
+    if not fits and isinstance(before, Mapping) and isinstance(after, Mapping):
+        names = dict.fromkeys([*before, *after])
+        return [c for name in names for c in field_changes(f"{key}.{name}", before.get(name), after.get(name))]
+    if not fits and isinstance(before, list) and isinstance(after, list):
+        length = max(len(before), len(after))
+        items = [(before[i] if i < len(before) else None, after[i] if i < len(after) else None) for i in range(length)]
+        return [c for i, (old, new) in enumerate(items) for c in field_changes(f"{key}[{i}]", old, new)]
+    return [FieldChange(key, before, after)]
+
+
 def make_plan(current: Mapping[str, Mapping[str, Mapping[str, Any]]], data: Mapping[str, Any], *, prune: bool) -> Plan:
     """`current`: {section: {name: complete entry}} as stored; `data`: the validated file."""
     steps: list[Step] = []
@@ -128,9 +157,7 @@ def make_plan(current: Mapping[str, Mapping[str, Mapping[str, Any]]], data: Mapp
                 steps.append(Step("create", key, desired["name"], index))
                 continue
             changes = tuple(
-                FieldChange(name, before.get(name), value)
-                for name, value in desired.items()
-                if before.get(name) != value
+                change for name, value in desired.items() for change in field_changes(name, before.get(name), value)
             )
             if moves_secrets(key, before, desired) and (labels := secret_labels(before)):
                 changes += (FieldChange("secrets", labels, DROPPED),)

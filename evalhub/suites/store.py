@@ -146,6 +146,7 @@ SCORERS = SECTIONS["scorers"]
 
 
 def read_scorer(scorer: Scorer) -> dict[str, Any]:
+    scorer.tidy_content()  # in memory only: a scorer saved before tidying exports what its kind uses
     provider = scorer.judge_provider.name if scorer.judge_provider else ""
     return SCORERS.complete(_generic(SCORERS, scorer) | {"judge_provider": provider})
 

@@ -304,9 +304,7 @@ def report_experiment(request: HttpRequest, experiment_id: int, params: Query[Re
         report = render_report([run_record(run) for run in runs], "evalresult", title=title)
     else:
         report = render_experiment_report(_record(experiment), comparison, params.format, title=title)
-    response = HttpResponse(report.content, content_type=report.content_type)
-    response["Content-Disposition"] = f'attachment; filename="evalhub-experiment-{experiment.pk}.{report.extension}"'
-    return response
+    return report.response(f"evalhub-experiment-{experiment.pk}")
 
 
 @router.delete(

@@ -97,7 +97,7 @@ class CellComparison:
         return [
             "—" if rate is None else f"{_signed(round(rate * 100))} pts",
             "—" if score is None else _signed(round(score, 2)),
-            "—" if cost is None else f"{_signed(round(cost, 4))} $",
+            "—" if cost is None else _signed(round(cost, 4), currency="$"),
             "—" if p50 is None else f"{_signed(round(p50 / 1000, 1))} s",
             "—" if tokens is None else _signed(round(tokens)),
         ]
@@ -203,9 +203,11 @@ class Comparison:
         }
 
 
-def _signed(value: float) -> str:
-    # A real minus sign, as in the summary line people read.
-    return f"+{value:g}" if value > 0 else (f"{MINUS}{-value:g}" if value < 0 else "±0")
+def _signed(value: float, *, currency: str = "") -> str:
+    # A real minus sign, as in the summary line people read; dollars written as everywhere else ("+$0.002").
+    if value > 0:
+        return f"+{currency}{value:g}"
+    return f"{MINUS}{currency}{-value:g}" if value < 0 else f"±{currency}0"
 
 
 def _outcome(view: CellView | None) -> CellOutcome | None:

@@ -29,7 +29,14 @@ def _step(step: Step | None) -> dict[str, Any] | None:
     return {
         "text": step.text,
         "calls": [render_call(call) for call in step.calls],
-        "results": [{"name": result.name, "result": result.result} for result in step.results],
+        "results": [
+            {
+                "name": result.name,
+                "result": result.result,
+                "is_error": isinstance(result.result, dict) and bool(result.result.get("isError")),
+            }
+            for result in step.results
+        ],
     }
 
 

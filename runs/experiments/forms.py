@@ -60,6 +60,9 @@ class ExperimentForm(forms.Form):
         assert isinstance(tag_field, forms.ChoiceField) and isinstance(models_field, forms.ChoiceField)
         tag_field.choices = [("", "— pick scenarios below —"), *((t.name, t.name) for t in Tag.objects.all())]
         models_field.choices = model_choices()
+        offered = [value for _, options in models_field.choices for value, _ in options]
+        if len(offered) == 1 and not self.is_bound:
+            self.initial.setdefault("models", offered)  # the only model there is: nothing to choose
 
     def clean_models(self) -> list[ModelChoice]:
         chosen = []

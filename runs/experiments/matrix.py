@@ -6,7 +6,7 @@ the number of runs. Every figure comes from runs.experiments.stats.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import cached_property
 from html import escape
@@ -21,6 +21,8 @@ from runs.experiments.stats import is_flaky, pass_at_k, pass_hat_k, percentile, 
 CHART_WIDTH, CHART_HEIGHT = 420, 180
 # Room for the axis labels: left of the y axis, under the x axis, and above and right of the plot.
 CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 48, 400, 16, 150
+_LABEL_LINE = 13  # px from one point label's baseline to the next
+_CHAR_WIDTH = 6.5  # px per character of a point label (11 px text), near enough to tell whether two overlap
 
 
 def tally_text(tally: dict[str, int]) -> str:
@@ -216,14 +218,34 @@ class ChartPoint:
     rate: float
     cost: float
 
+    label_y: float = 0.0  # set by `_place_labels`
+
     @property
     def label_x(self) -> float:
         return self.x + 9
 
     @property
-    def label_y(self) -> float:
-        # Below the point when it sits on the top line, so the label stays inside the chart.
-        return self.y + 4 if self.y > CHART_TOP + 8 else self.y + 16
+    def label_width(self) -> float:
+        return _CHAR_WIDTH * (len(self.label) + len(" · 100 %"))
+
+
+def _place_labels(points: list[ChartPoint]) -> list[ChartPoint]:
+    """Each label beside its point (below it on the top line, so it stays inside the chart); a label that would
+    overlap one placed before (two models with the same pass rate at about the same cost) moves a line away,
+    down, or up near the bottom axis."""
+    placed: list[ChartPoint] = []
+    for point in points:
+        y = point.y + 4 if point.y > CHART_TOP + 8 else point.y + 16
+        step = _LABEL_LINE if y < CHART_BOTTOM - 2 * _LABEL_LINE else -_LABEL_LINE
+        while any(_overlap(point, y, other) for other in placed):
+            y += step
+        placed.append(replace(point, label_y=y))
+    return placed
+
+
+def _overlap(point: ChartPoint, y: float, other: ChartPoint) -> bool:
+    beside = point.label_x < other.label_x + other.label_width and other.label_x < point.label_x + point.label_width
+    return beside and abs(y - other.label_y) < _LABEL_LINE
 
 
 @dataclass(frozen=True)
@@ -272,7 +294,7 @@ class Matrix:
             )
             for t in known
         ]
-        return Chart(points=points, top_cost=scale)
+        return Chart(points=_place_labels(points), top_cost=scale)
 
 
 def column_label(choice: dict[str, Any], duplicates: set[str]) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from django.http import HttpResponse
+
 from runs.reports.evalresult import to_evalresult
 from runs.reports.formats import to_csv, to_html, to_json, to_junit, to_markdown
 from runs.reports.records import run_passes, run_record, run_summary, runs_overview
@@ -29,6 +31,18 @@ class Report:
     content: str
     content_type: str
     extension: str
+
+    def response(self, stem: str) -> HttpResponse:
+        """The report as a download named `stem`; an HTML one opens in the browser instead, as a page to read.
+
+        Opened inline it is on EvalHub's origin, so it is sandboxed: no script of any kind, only its own styles.
+        """
+        response = HttpResponse(self.content, content_type=self.content_type)
+        disposition = "inline" if self.extension == "html" else "attachment"
+        response["Content-Disposition"] = f'{disposition}; filename="{stem}.{self.extension}"'
+        if self.extension == "html":
+            response["Content-Security-Policy"] = "sandbox; default-src 'none'; style-src 'unsafe-inline'"
+        return response
 
 
 def render_report(

@@ -30,8 +30,10 @@
     var field = textarea.closest(".code-field");
     var texts = [];
     if (field) field.querySelectorAll(".field-error").forEach(function (el) { texts.push(el.textContent); });
-    var test = document.querySelector("#test-result .error-text");
-    if (test) texts.push(test.textContent);
+    // Test reports a syntax error as the form's problem, or the sandbox's error: either names the line.
+    document.querySelectorAll("#test-result .error-text, #test-result .form-error").forEach(function (el) {
+      texts.push(el.textContent);
+    });
     return texts.join("\n");
   }
 
@@ -46,6 +48,8 @@
       indentUnit: 2,
       tabSize: 2,
       viewportMargin: Infinity,
+      // Long lines wrap, and every line keeps clear of the wand in the top-right corner (evalhub.css).
+      lineWrapping: true,
       placeholder: textarea.placeholder,
       extraKeys: { Tab: function (cm) { cm.replaceSelection("  "); } },
     });

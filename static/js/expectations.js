@@ -6,6 +6,8 @@
   "use strict";
 
   var spec, editor, textarea, list, rows, timer;
+  // Rows just added and not filled in yet: their errors ("tool: required") wait until the user has typed.
+  var untouched = new WeakSet();
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -45,6 +47,7 @@
   }
 
   function set(row, name, value) {
+    untouched.delete(row);
     if (value === undefined || value === "" || (Array.isArray(value) && !value.length)) delete row[name];
     else row[name] = value;
     changed();
@@ -60,6 +63,9 @@
   }
 
   function select(options, value, label, onChange) {
+    // A value the page does not know (a typo in the JSON, a newer file) is shown as it is, never as another one.
+    var known = options.some(function (option) { return option[0] === value; });
+    if (!known && value) options = [[value, value + " (unknown)"]].concat(options);
     var node = el("select", { "aria-label": label }, options.map(function (option) {
       return el("option", { value: option[0], text: option[1] });
     }));
@@ -236,7 +242,7 @@
   function renderRow(row, index) {
     var kind = kindOf(row.kind), number = index + 1;
     var item = el("li", { class: "expectation-row", "data-index": String(index) });
-    var kinds = select(spec.kinds.map(function (k) { return [k.name, k.name]; }), kind.name,
+    var kinds = select(spec.kinds.map(function (k) { return [k.name, k.name]; }), String(row.kind || kind.name),
       "Kind of expectation " + number, function (name) {
         var next = { kind: name }, fields = kindOf(name).fields.map(function (f) { return f.name; });
         Object.keys(row).forEach(function (key) {
@@ -244,6 +250,7 @@
             next[key] = row[key];
           }
         });
+        if (untouched.has(row)) untouched.add(next); // choosing the kind is not filling it in
         rows[index] = next;
         render();
       });
@@ -324,11 +331,12 @@
     editor.querySelector("[data-list-errors]").textContent = result.errors.join(" ");
     list.querySelectorAll(".expectation-row").forEach(function (item, index) {
       var found = result.rows[index] || { label: "", errors: [] };
+      var shown = untouched.has(rows[index]) ? [] : found.errors;
       item.querySelector("[data-sentence]").textContent = found.label;
-      item.classList.toggle("row-invalid", found.errors.length > 0);
+      item.classList.toggle("row-invalid", shown.length > 0);
       var errors = item.querySelector("[data-errors]");
       errors.textContent = "";
-      found.errors.forEach(function (message) { errors.appendChild(el("li", { text: message })); });
+      shown.forEach(function (message) { errors.appendChild(el("li", { text: message })); });
     });
   }
 
@@ -358,7 +366,9 @@
     add.hidden = false;
     add.addEventListener("click", function () {
       if (!loadFromTextarea()) return; // never overwrite JSON the user is still fixing
-      rows.push({ kind: spec.kinds[0].name });
+      var row = { kind: spec.kinds[0].name };
+      untouched.add(row);
+      rows.push(row);
       render();
       list.lastChild.querySelector("input, select").focus();
     });

@@ -46,7 +46,12 @@ class ExpectationsBrowserTests:
         # Latitude 91 is out of range: the offline agent passes it on, so there is a diff to read.
         page.get_by_label("Input prompt").fill("What's the weather at latitude 91, longitude 2.35?")
 
-        weather = add_row(page, "tool_called")
+        # A row just added says nothing is missing until it is filled in; then the server's check speaks.
+        with page.expect_response(lambda response: "/scenarios/expectations/check/" in response.url):
+            weather = add_row(page, "tool_called")
+        expect(weather.locator(".row-errors")).to_be_hidden()
+        weather.get_by_label("tool of expectation 1").fill("get")
+        weather.get_by_label("tool of expectation 1").fill("")
         expect(weather.locator(".row-errors")).to_have_text("tool: required for tool_called")
         weather.get_by_label("tool of expectation 1").fill("get_weather")
         add_argument(weather, "latitude", "-90", "90")
@@ -115,3 +120,21 @@ class ExpectationsBrowserTests:
             "get_weather called with latitude = 91, longitude = 2.35"
         )
         screenshot(page, "save-as-expectations")
+
+
+@pytest.mark.browser
+class ExpectationsEditorBrowserTests:
+    def test_an_unknown_kind_is_shown_as_it_is_not_as_another(
+        self, page: Page, live_server: LiveServer, alice: User
+    ) -> None:
+        make_demo_server()
+        log_in(page, live_server)
+        page.goto(f"{live_server.url}/scenarios/new/")
+        page.locator("#expectations-editor [data-raw]").evaluate("(details) => { details.open = true; }")
+        raw = page.locator("#expectations-editor textarea")
+
+        raw.fill('[{"kind": "tool_caled", "tool": "get_weather"}]')
+        raw.dispatch_event("change")
+
+        kind = page.get_by_label("Kind of expectation 1")
+        expect(kind.locator("option:checked")).to_have_text("tool_caled (unknown)")

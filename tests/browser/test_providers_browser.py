@@ -82,13 +82,15 @@ class ProvidersBrowserTests:
         assert API_KEY not in page.content() and "header-secret-55" not in page.content()
         screenshot(page, "settings-providers-tested")
 
-        # Its test failed above (nothing listens there): the picker names the provider and says so.
+        # my-model's test failed above: the picker names the provider, and says so of my-model only.
         gateway = Provider.objects.get(name="My gateway")
         page.get_by_label("Default judge model").select_option(f"{gateway.pk}:gpt-4o")
         page.get_by_role("button", name="Save models").click()
         expect(page.locator(".message-success")).to_contain_text("Saved the models EvalHub uses.")
-        expect(page.get_by_label("Default judge model").locator("option:checked")).to_have_text(
-            "gpt-4o · My gateway · last test failed"
+        picker = page.get_by_label("Default judge model")
+        expect(picker.locator("option:checked")).to_have_text("gpt-4o · My gateway")
+        expect(picker.locator(f'option[value="{gateway.pk}:my-model"]')).to_have_text(
+            "my-model · My gateway · last test failed"
         )
 
         page.get_by_role("link", name="Edit My gateway").click()

@@ -170,8 +170,21 @@ class ScorerPageBrowserTests:
         # A real editor: line numbers, and a syntax error's line marked with its frame kept as written.
         page.goto(f"{live_server.url}/scorers/new/")
         page.get_by_label("Name").fill("Strict")
+        # A long line wraps before the wand in the editor's corner instead of running under it.
+        fill_code(page, "async () => { " + "const x = 1; " * 30 + "}")
+        text_right = page.evaluate(
+            "() => { const range = document.createRange();"
+            " range.selectNodeContents(document.querySelector('.code-box .CodeMirror-line > span'));"
+            " return Math.max(...[...range.getClientRects()].map((box) => box.right)); }"
+        )
+        wand = page.locator(".wand").bounding_box()
+        assert wand is not None and text_right <= wand["x"]
         fill_code(page, "async () => {\n  return 1 +;\n}")
         expect(page.locator(".code-box .CodeMirror-linenumber").filter(has_text="3")).to_be_visible()
+        # Test marks a syntax error's line too, before any save (and before there is a run to test on).
+        page.get_by_role("button", name="Test scorer").click()
+        expect(page.locator("#test-result .form-error")).to_contain_text("Syntax error at line 2, column 13")
+        expect(page.locator(".code-box .cm-error-line")).to_have_count(1)
         page.get_by_role("button", name="Create scorer").click()
         error = page.locator(".code-field .field-error")
         expect(error).to_contain_text("Syntax error at line 2, column 13")

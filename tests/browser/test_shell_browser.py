@@ -5,7 +5,9 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
-from tests.base import PASSWORD
+from runs.models import Run
+from scorers.models import Scorer
+from tests.base import PASSWORD, make_demo_server, make_scenario
 from tests.browser.conftest import log_in, screenshot
 
 SIDEBAR = [
@@ -79,3 +81,39 @@ class ShellBrowserTests:
         page.goto(f"{live_server.url}/api/v1/docs")
         page.get_by_role("link", name="← EvalHub").click()
         expect(page).to_have_url(f"{live_server.url}/scenarios/")
+
+    def test_lists_with_long_names_and_commands_fit_the_window(
+        self, page: Page, live_server: LiveServer, alice: User
+    ) -> None:
+        long_path = "/srv/evalhub/fixtures/" + "deeply/nested/" * 8 + "travel.json"
+        server = make_demo_server(
+            name="Demo travel server with a rather long name for a list",
+            description="Bundled with EvalHub: weather and flight tools, deterministic, no network. " * 3,
+            args=["-m", "evalhub.demo_server", f"--data={long_path}", "--mode=normal"],
+        )
+        scenario = make_scenario(server, name="Weather in Paris, then flights to Rome, with a long name " * 2)
+        Scorer.objects.create(name="Weather called " * 6, description="Checks get_weather was called. " * 6)
+        run = Run.objects.create(scenario=scenario, model="evalhub-offline", status="done", score=1.0, passed=True)
+        log_in(page, live_server)
+        too_wide = []
+        for width in (1280, 800):
+            page.set_viewport_size({"width": width, "height": 800})
+            for name, path in (
+                ("servers", "/servers/"),
+                ("scenarios", "/scenarios/"),
+                ("scenario", f"/scenarios/{scenario.pk}/"),
+                ("runs", "/runs/"),
+                ("run", f"/runs/{run.pk}/"),
+                ("scorers", "/scorers/"),
+                ("experiments", "/experiments/"),
+            ):
+                page.goto(f"{live_server.url}{path}")
+                overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+                screenshot(page, f"list-{name}-{width}")
+                if overflow > 0:
+                    too_wide.append(f"{path} scrolls sideways by {overflow} px at {width} px")
+                for label in page.locator(".topbar .button, .topbar .link-button, .quota-text").all():
+                    box = label.bounding_box()
+                    if box is not None and box["height"] > 40:  # one line of a button is 36 px high
+                        too_wide.append(f"{label.inner_text()!r} on {path} wraps at {width} px")
+        assert too_wide == [], "; ".join(too_wide)

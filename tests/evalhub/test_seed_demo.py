@@ -10,7 +10,8 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import override_settings
 
-from evalhub.demo import demo_login_lines
+from evalhub.demo import DEMO_SCENARIOS, demo_login_lines
+from tests.base import PROJECT_DIR
 
 
 def seed() -> str:
@@ -60,3 +61,11 @@ class SeedDemoTests:
             "Log in as demo (forgot its password? reset it with: .venv/bin/python manage.py changepassword demo)"
         ]
         assert not kept.exists()  # a password that no longer works is not kept
+
+
+class DemoInReadmeTests:
+    def test_the_readme_counts_the_scenarios_make_run_seeds(self) -> None:
+        words = {4: "four", 5: "five", 6: "six", 7: "seven"}
+        readme = (PROJECT_DIR / "README.md").read_text()
+
+        assert f"{words[len(DEMO_SCENARIOS)]} scenarios (the weather one twice" in readme

@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +103,23 @@ class ServeTests:
         assert f"Port {port} on 127.0.0.1 is already in use" in result.stderr
         assert f"make run ADDR=127.0.0.1:{port + 1}" in result.stderr
         assert "EvalHub is running" not in result.stdout and "celery" not in result.stdout + result.stderr
+
+    def test_make_run_on_a_taken_port_says_so_before_migrating_anything(self, tmp_path: Path) -> None:
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+
+            result = subprocess.run(
+                # -o: never reinstall the environment from here, whatever the stamps' dates.
+                ["make", "-o", ".venv/.runtime-installed", "run", f"ADDR=127.0.0.1:{port}"],
+                cwd=PROJECT_DIR,
+                env={"PATH": os.environ["PATH"], "EVALHUB_VAR_DIR": str(tmp_path)},
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+
+        assert result.returncode != 0
+        assert f"Port {port} on 127.0.0.1 is already in use" in result.stderr
+        assert not (tmp_path / "evalhub.sqlite3").exists()  # no migration, no demo seeded first

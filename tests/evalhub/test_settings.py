@@ -68,3 +68,39 @@ class ProductionSettingsTests:
         assert url.startswith("/static/vendor/htmx/htmx.min.") and url != "/static/vendor/htmx/htmx.min.js"
         assert status == "200"
         assert "htmx" in body
+
+
+class SecondShellTests:
+    """After `make run` (which sets DEBUG=1 for itself), the README's commands work in a new shell as written."""
+
+    def test_the_readme_commands_work_with_nothing_exported(self, tmp_path: Path) -> None:
+        # EVALHUB_VAR_DIR only keeps this test out of the developer's var/; nothing else is set.
+        new_shell = {"PATH": "/usr/bin:/bin", "EVALHUB_VAR_DIR": str(tmp_path)}
+        make_run = {**new_shell, "DEBUG": "1"}
+        for step in (["migrate", "--noinput", "-v0"], ["createcachetable"], ["seed_demo"]):
+            assert manage(*step, env=make_run).returncode == 0
+
+        for command in (
+            ["evalhub", "--help"],
+            ["changepassword", "--help"],
+            ["evalhub", "export", "--tag", "smoke"],
+            ["evalhub", "run", "--tag", "smoke"],
+        ):
+            result = manage(*command, env=new_shell)
+            assert result.returncode == 0, f"manage.py {' '.join(command)}: {result.stderr}"
+            assert "WARNING" not in result.stderr  # kombu's "No hostname was supplied" on every run, once
+
+    def test_the_web_app_and_a_new_shell_share_one_key_kept_for_the_owner_only(self, tmp_path: Path) -> None:
+        new_shell = {"PATH": "/usr/bin:/bin", "EVALHUB_VAR_DIR": str(tmp_path)}
+        digest = (
+            "import hashlib; from django.conf import settings; "
+            "print(hashlib.sha256(settings.SECRET_KEY.encode()).hexdigest())"
+        )
+
+        keys = {
+            manage("shell", "-v0", "-c", digest, env=env).stdout for env in (new_shell, {**new_shell, "DEBUG": "1"})
+        }
+
+        assert len(keys) == 1
+        assert len(keys.pop().strip()) == 64
+        assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600

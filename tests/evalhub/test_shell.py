@@ -40,6 +40,7 @@ class ShellTests:
             ("Runs", "/runs/"),
             ("Servers", "/servers/"),
             ("Settings", "/settings/"),
+            ("API docs", "/api/v1/docs"),
         ]:
             assert f'<a href="{path}"' in html
             assert f">{label}</a>" in html

@@ -50,10 +50,11 @@ class RunReportTests:
 
         assert f'href="/runs/{run.pk}/report.junit"' in text
 
-    def test_it_downloads_a_run_report(self, bob_client: Client) -> None:
+    def test_an_html_report_opens_in_the_browser_sandboxed(self, bob_client: Client) -> None:
         run = finished_run(make_scenario(make_demo_server()), score=0.5, passed=False)
 
         response = bob_client.get(reverse("runs:report", args=[run.pk, "html"]))
 
-        assert response["Content-Disposition"] == f'attachment; filename="evalhub-run-{run.pk}.html"'
+        assert response["Content-Disposition"] == f'inline; filename="evalhub-run-{run.pk}.html"'
+        assert response["Content-Security-Policy"].startswith("sandbox; default-src 'none'")
         assert "Missing expected tools: get_forecast." in response.content.decode()

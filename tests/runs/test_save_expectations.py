@@ -61,8 +61,9 @@ class SaveAsExpectationsTests:
     def test_it_proposes_what_the_run_did(self, run: Run, alice_client: Client) -> None:
         html = alice_client.get(page(run)).content.decode()
 
-        # Every proposal ticked; the two other ticks are "Add these to them" and "Re-score this run".
-        assert html.count('name="selected"') == len(PROPOSED) == html.count(" checked>") - 2
+        # Every proposal ticked, and "Re-score this run"; with no expectations yet, nothing to add to or replace.
+        assert html.count('name="selected"') == len(PROPOSED) == html.count(" checked>") - 1
+        assert 'name="mode"' not in html and "these become its first" in html
         for proposal in PROPOSED:
             if proposal is not FLIGHTS:  # PostgreSQL's jsonb reorders argument keys: FLIGHTS' clauses come below
                 assert f"<span>{escape(describe(proposal))}</span>" in html
@@ -106,6 +107,7 @@ class SaveAsExpectationsTests:
 
         assert html.count("already on the scenario") == 1
         assert '<input type="checkbox" name="selected" value="0">' in html
+        assert "The scenario has 1 expectation</legend>" in html and 'value="replace"' in html
 
     def test_nothing_selected_is_refused_and_saves_nothing(self, run: Run, alice_client: Client) -> None:
         response = alice_client.post(page(run), {"mode": "add", "rescore": "on"})

@@ -143,10 +143,19 @@ class TemplateTests:
         assert "'seats' is not an argument of book_flight: its range check was skipped." in generated.note
 
     def test_what_is_not_understood_is_listed(self) -> None:
-        generated = template("get_weather is called. The answer should sound friendly. Give 0.5 for partial answers.")
+        generated = template("get_weather is called. The agent should be quick. Give 0.5 for partial credit.")
 
-        assert 'Not understood: "The answer should sound friendly."' in generated.note
+        assert 'Not understood: "The agent should be quick."' in generated.note
         assert "Partial scores are not supported" in generated.note
+
+    def test_a_criterion_on_the_final_answer_is_named_as_not_expressed(self) -> None:
+        description = "Score 1 if get_weather is called and the final answer mentions the city name it returned."
+
+        generated = template(description)
+
+        expected = f'Not expressed, because templates check only tool calls and their arguments: "{description}"'
+        assert expected in generated.note
+        assert "// Not checked here: what the final answer says" in generated.code
 
     def test_tool_names_that_clash_in_javascript_get_distinct_variables(self) -> None:
         tools = [{"name": "all_tool"}, {"name": "get-weather"}, {"name": "getWeather"}, {"name": "2fa"}]

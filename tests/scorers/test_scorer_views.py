@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from evalhub.servers.models import McpServer
+from evalhub.suites.services import suite_export
 from runs.models import Run
 from scorers.contract import EXAMPLE_DESCRIPTION
 from scorers.models import Scorer, ScorerVersion
@@ -117,6 +118,25 @@ class ScorerCreateTests:
 
 
 @pytest.mark.django_db
+class ScorerTidyTests:
+    def test_code_from_a_browser_exports_as_a_block_without_judge_fields(self, alice_client: Client) -> None:
+        # What a browser sends: \r\n in every textarea, and the hidden judge fields still filled in.
+        code = "async ({ output }) => {\r\n  return 1;\r\n}\r\n"
+        form = code_form(code=code, system_prompt="Was it good?", labels="GOOD|1\r\nBAD|0")
+        alice_client.post("/scorers/new/", form)
+
+        scorer = Scorer.objects.get()
+        exported = suite_export(schema_url="http://testserver/schema.json")
+
+        assert (scorer.code, scorer.labels, scorer.system_prompt) == (
+            "async ({ output }) => {\n  return 1;\n}",
+            "",
+            "",
+        )
+        assert "  code: |-\n    async ({ output }) => {\n      return 1;\n    }\n" in exported
+        assert "labels" not in exported and "system_prompt" not in exported
+
+
 class ScorerEditTests:
     def test_changing_the_code_makes_a_new_version_and_renaming_does_not(self, alice_client: Client) -> None:
         alice_client.post("/scorers/new/", code_form())

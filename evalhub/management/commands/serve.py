@@ -14,6 +14,7 @@ from datetime import datetime
 from types import FrameType
 from typing import Any
 
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
@@ -33,14 +34,23 @@ class Command(BaseCommand):
         parser.add_argument(
             "--concurrency", type=int, help="runs the worker carries at once (default: EVALHUB_WORKER_CONCURRENCY)"
         )
+        parser.add_argument(
+            "--prepare", action="store_true", help="first migrate, create the cache table and seed the demo (make run)"
+        )
 
-    def handle(self, *args: Any, addr: str, concurrency: int | None, **options: Any) -> None:
+    def handle(self, *args: Any, addr: str, concurrency: int | None, prepare: bool, **options: Any) -> None:
         # `kill` (SIGTERM) must stop both children too, exactly like Ctrl-C, or they outlive the launcher; and
         # Ctrl-C must work even when started from a shell that made background jobs ignore SIGINT.
         signal.signal(signal.SIGTERM, _interrupt)
         signal.signal(signal.SIGINT, _interrupt)
         host, port = _host_port(addr)
         _require_free(host, port)
+        if prepare:
+            # In this process rather than three more `manage.py` runs: each would start Django again, and a
+            # second `make run` is then mostly start-up time.
+            call_command("migrate", interactive=False, verbosity=0)
+            call_command("createcachetable")
+            call_command("seed_demo")
         launched = timezone.now()
         python = sys.executable
         children = {

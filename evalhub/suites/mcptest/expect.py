@@ -53,7 +53,7 @@ def map_expects(expects: Any, pointer: str, *, turn_offset: int = 0) -> Mapped:
             if key == "max_duration_ms" and isinstance(value, int):
                 out.expectations.append({"kind": "max_duration_ms", "max": value})
             elif key != "assertions":
-                out.notes.append(Note(f"{pointer}/{key}", "unsupported", "no EvalHub check of this (HTTP level)"))
+                out.notes.append(Note(f"{pointer}/{key}", "unsupported", _long_form_key(str(key))))
         expects, pointer = expects.get("assertions") or [], f"{pointer}/assertions"
     items = [_in_turn(item if isinstance(item, Mapping) else {}) for item in expects or []]
     # Call positions are counted within a turn (mcptest's call_index is local to it), so each turn has its names.
@@ -64,6 +64,20 @@ def map_expects(expects: Any, pointer: str, *, turn_offset: int = 0) -> Mapped:
         if turn is not None:
             _scope(out, before, turn + turn_offset, f"{pointer}/{index}")
     return out
+
+
+_TARGETS = re.compile(r"^(tool_names|tool_calls|tool_results|redundant_tool_calls|final_response|conversation)\b")
+
+
+def _long_form_key(key: str) -> str:
+    """Why a key of the long form `expect: {assertions: [...], …}` did not map."""
+    if _TARGETS.match(key):
+        # A natural guess at the format: the target as a key. Say how it is written instead.
+        return (
+            f"{key} is an assertion target, not a key of expect: write it under expect (or expect.assertions) "
+            f"as `- target: {key}` with `matcher: {{…}}`"
+        )
+    return "no EvalHub check of this (HTTP level)"
 
 
 _PER_TURN = re.compile(r"^conversation\.per_turn\[(\d+)\]\.(.+)$")
@@ -203,6 +217,8 @@ def _tool_names(name: str, argument: Any, pointer: str, out: Mapped) -> str:
         )
     elif name in ("contains", "contains-all"):
         out.expectations += [{"kind": "tool_called", "tool": tool} for tool in listed]
+    elif name == "not" and not isinstance(argument, Mapping):
+        return "not takes a matcher: {not: {contains: [names]}} maps to tool_not_called"
     elif name == "not" and isinstance(argument, Mapping) and len(argument) == 1:
         ((inner, value),) = argument.items()
         tools = [value] if isinstance(value, str) else value

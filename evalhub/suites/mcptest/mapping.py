@@ -31,7 +31,7 @@ MAPPING: tuple[tuple[str, str, str], ...] = (
     ("agents[].expect tool_calls[i].args.<path>", "tool_called args (call nth when earlier names are known)", ""),
     ("agents[].expect tool_calls.length exact N", "max_tool_calls max N", "exact only for 0"),
     (
-        "agents[].expect tool_names exact / contains / contains-all / not",
+        "agents[].expect tool_names exact / contains / contains-all / not {contains | contains-any}",
         "tool_sequence exact / tool_called / tool_not_called",
         "",
     ),

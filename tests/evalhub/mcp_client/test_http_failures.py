@@ -55,6 +55,19 @@ class HttpFailureTests:
             error.message == "The server rejected the credentials (403 Forbidden); check the bearer token and headers."
         )
 
+    def test_a_refusal_without_credentials_says_none_were_sent(self, http_stub: Callable[..., Stub]) -> None:
+        stub = http_stub(403, content_type="text/html", body=b"<html>Forbidden</html>")
+
+        with pytest.raises(McpConnectionError) as caught:
+            inspect_server(ServerConfig(transport="http", url=stub.url, connect_timeout=5))
+
+        assert caught.value.kind == ErrorKind.AUTH_FAILED
+        assert caught.value.message == (
+            f"The server at {stub.url} refused access (403 Forbidden); no bearer token or headers are configured "
+            "for it. If it needs credentials add them; otherwise check the URL points at an MCP endpoint."
+        )
+        assert "Authorization" not in stub.received[0]
+
     def test_it_reports_a_wrong_path(self, http_stub: Callable[..., Stub]) -> None:
         stub = http_stub(404)
 

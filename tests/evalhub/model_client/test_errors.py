@@ -138,14 +138,14 @@ class ProviderErrorTests:
         assert error.message == f"no answer from {server.base_url} within 0.3 s (the per-call timeout)"
         assert len(server.received) == 1  # a timeout is not retried
 
-    def test_a_refused_connection_asks_to_check_the_url(self, config: ProviderConfig) -> None:
+    def test_a_refused_connection_is_unreachable_not_a_bad_url(self, config: ProviderConfig) -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         # Nothing listens on the port now.
         error = failing_call(replace(config, base_url=f"http://127.0.0.1:{port}/v1"))
 
-        assert error.kind == ErrorKind.BAD_URL
+        assert error.kind == ErrorKind.UNREACHABLE  # the URL may well be right: nothing answered there
         assert error.message == (
             f"could not connect to http://127.0.0.1:{port}/v1 (connection refused) "
             "— check the base URL and that the server is running"

@@ -108,6 +108,8 @@ class ProviderTestButtonTests:
         response = press_test(alice_client, provider)
 
         assert "could not connect to http://127.0.0.1:9/v1 (connection refused)" in text(response)
+        provider.refresh_from_db()
+        assert provider.last_test["kind"] == "unreachable"  # not bad_url: the URL may be right, the server down
 
     def test_a_slow_answer_times_out(self, alice_client: Client, scripted: ScriptedServer) -> None:
         provider = make_scripted_provider(scripted.base_url, timeout=0.3)

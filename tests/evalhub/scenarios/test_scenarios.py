@@ -107,6 +107,16 @@ class ScenarioCreateTests:
         assert Scenario.objects.get().expected_tools == ["get_weather", "get_wether"]
         assert "Demo travel server does not offer get_wether" in response.content.decode()
 
+    def test_a_tag_with_accents_is_refused_by_a_rule_the_help_states(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        response = alice_client.post("/scenarios/new/", form_data(server, tags_text="smoke, météo"))
+
+        html = response.content.decode()
+        assert "Unaccented letters, digits, - and _." in html
+        assert "Tags may use unaccented letters, digits, - and _ only: météo." in html
+        assert not Scenario.objects.exists()
+
     def test_it_requires_login(self, client: Client, server: McpServer) -> None:
         assert client.post("/scenarios/new/", form_data(server)).status_code == 302
         assert not Scenario.objects.exists()
@@ -277,6 +287,15 @@ class ScenarioListAndRunTests:
         assert html.count('class="chart-fail"') == 1 and html.count('class="chart-pass"') == 1
         assert f"Run #{outage.pk}: inconclusive (provider: 429 after 4 attempts)" in html
 
+    def test_a_long_prompt_is_folded_as_on_the_run_page(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(server, prompt="Plan the trip. " * 20_000 + "THE END")
+
+        html = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+
+        assert '<details class="fold fold-text" data-key=' in html
+        assert "show all 300,007 characters" in html
+        assert html.count("THE END") == 1  # only in the folded whole, not in the head shown
+
 
 @pytest.mark.django_db
 class ScenarioRunButtonTests:
@@ -345,6 +364,19 @@ class ScenarioFailingServerTests:
             "the server and inspect it again first." in detail
         )
         assert f'href="/servers/{server.pk}/" title="Its last inspection failed: Connection refused.">' in listing
+
+
+@pytest.mark.django_db
+class ScenarioLevelTests:
+    def test_the_list_shows_no_model_for_an_execution_level_scenario(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        make_scenario(server, level="execution", tool_call={"tool": "get_weather", "arguments": {}})
+
+        listing = alice_client.get("/scenarios/").content.decode()
+
+        assert 'title="An execution-level scenario calls its tool directly, with no model">none</span>' in listing
+        assert "evalhub-offline</span>" not in listing
 
 
 @pytest.mark.django_db

@@ -61,6 +61,16 @@ class ImportViewTests:
         assert f'href="/scenarios/{scenario.pk}/"' in response.content.decode()
         assert response.content.decode().count('name="eval_id"') == len(EVALS) - 1
 
+    def test_once_every_eval_is_imported_the_import_buttons_go(self, alice_client: Client, server: McpServer) -> None:
+        page = alice_client.get(f"/servers/{server.pk}/").content.decode()
+        assert "Import all</button>" in page
+
+        response = alice_client.post(f"/servers/{server.pk}/evals/import/", {"all": "1"}, follow=True)
+
+        page = response.content.decode()
+        assert "Import all</button>" not in page and "Import selected</button>" not in page
+        assert "Every eval is imported; Re-sync updates their scenarios." in page
+
     def test_resync_inspects_again_and_reports(self, alice_client: Client, server: McpServer) -> None:
         alice_client.post(f"/servers/{server.pk}/evals/import/", {"all": "1"})
 

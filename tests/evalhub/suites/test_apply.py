@@ -93,6 +93,28 @@ class ApplyTests:
             ("tags", ["smoke", "weather"], ["smoke"]),
         ]
 
+    def test_a_changed_expectation_shows_the_changed_part(self, alice: User) -> None:
+        build_install(alice)
+        text = suite_export(schema_url=URL).replace("icontains: paris", "icontains: london")
+
+        (step,) = suite_apply(text=text, user=alice, dry_run=True).steps
+
+        changes = [str(change) for change in step.changes]
+        assert len(changes) == 1 and changes[0].startswith("expectations[1]")
+        assert '"paris"' in changes[0] and '"london"' in changes[0]
+
+    def test_a_long_text_changed_near_its_end_shows_the_change(self, alice: User) -> None:
+        scenario = build_install(alice)["weather"]
+        scenario.prompt = "Plan a trip. " * 20 + "Go to Paris."
+        scenario.save()
+        text = suite_export(schema_url=URL).replace("Go to Paris.", "Go to Rome.")
+
+        (step,) = suite_apply(text=text, user=alice, dry_run=True).steps
+
+        assert [str(change) for change in step.changes] == [
+            'prompt: "… Plan a trip. Go to Paris." → "… Plan a trip. Go to Rome."'
+        ]
+
     def test_a_dry_run_changes_nothing(self, alice: User, allow_references: None) -> None:
         build_install(alice)
         text = suite_export(schema_url=URL).replace("Echo hello.", "Changed.")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
@@ -173,6 +173,42 @@ class ConvertTests:
             {"name": "openrouter", "base_url": "https://openrouter.ai/api/v1", "api_key": "${OPENROUTER_API_KEY}"}
         ]
 
+    def test_the_readme_example_imports_with_only_the_model_note(self) -> None:
+        readme = (Path(__file__).parents[3] / "README.md").read_text()
+        example = readme.split("\n# suite.yaml (mcptest v1)", 1)[1].split("\n", 1)[1].split("```", 1)[0]
+
+        conversion = convert(load(example).data, environ={}, **OFFLINE)
+
+        assert [str(note) for note in conversion.notes] == [
+            "/agents/0/model: approximated: runs on provider 'EvalHub offline' (choose with --provider)"
+        ]
+        expectations = conversion.suite["scenarios"][0]["expectations"]
+        assert [e["kind"] for e in expectations] == ["tool_called", "tool_not_called", "final_answer"]
+
+    def test_natural_guesses_at_the_format_say_how_to_write_them(self) -> None:
+        agent = {
+            "name": "guess",
+            "model": "evalhub-offline",
+            "servers": ["weather"],
+            "prompt": "Hi",
+            "expect": {"final_response": {"icontains": "paris"}},
+        }
+        listed = {**agent, "expect": [{"target": "tool_names", "matcher": {"not": ["book_flight"]}}]}
+
+        conversion = convert({"servers": SERVERS, "agents": [agent, listed]}, environ={}, **OFFLINE)
+
+        notes = [str(note) for note in conversion.notes]
+        assert (
+            "/agents/0/expect/final_response: unsupported: final_response is an assertion target, not a key of "
+            "expect: write it under expect (or expect.assertions) as `- target: final_response` with "
+            "`matcher: {…}`" in notes
+        )
+        assert (
+            "/agents/1/expect/0: unsupported: target 'tool_names' with matcher 'not': not takes a matcher: "
+            "{not: {contains: [names]}} maps to tool_not_called" in notes
+        )
+        assert "not {contains | contains-any}" in mapping_table()
+
     def test_the_mapping_table_has_one_row_per_mapping(self) -> None:
         table = mapping_table()
         assert all(source in table for source, _, _ in MAPPING)
@@ -195,6 +231,17 @@ class ImportCommandTests:
         assert McpServer.objects.get(name="remote").secrets()["bearer_token"] == "${REMOTE_TOKEN}"
         assert Provider.objects.filter(name="openrouter").exists()
         assert Scorer.objects.filter(kind="judge").count() == 3
+
+    def test_mapping_alone_prints_the_table_without_a_file(self) -> None:
+        out = io.StringIO()
+
+        call_command("evalhub", "import-mcptest", "--mapping", stdout=out)
+
+        assert out.getvalue() == mapping_table() + "\n"
+
+    def test_without_a_file_or_mapping_it_says_what_it_needs(self) -> None:
+        with pytest.raises(CommandError, match=r"import-mcptest needs -f FILE \(the mcptest suite\), or --mapping"):
+            call_command("evalhub", "import-mcptest")
 
     def test_a_dry_run_imports_nothing(self, alice: User, settings: object) -> None:
         settings.EVALHUB_SECRET_ENV_ALLOWLIST = ["*"]  # type: ignore[attr-defined]

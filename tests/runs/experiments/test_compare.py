@@ -90,6 +90,19 @@ class CompareTests:
         ]
         assert comparison.summary == "1 regressed, 0 fixed, 0 unchanged, 0 new, 1 removed; cost ±0 %; p50 latency ±0 s"
 
+    def test_cost_deltas_are_written_in_dollars_as_elsewhere(self) -> None:
+        (a,) = tagged_scenarios(1)
+        baseline = run_with([a], {a.name: [True]}, trials=1, cost="0.001")
+        dearer = run_with([a], {a.name: [True]}, trials=1, cost="0.003")
+        same = run_with([a], {a.name: [True]}, trials=1, cost="0.001")
+
+        ((up,), (flat,)) = (
+            [row.delta_texts[2] for row in experiment_compare(candidate=c, baseline=baseline).rows]
+            for c in (dearer, same)
+        )
+
+        assert (up, flat) == ("+$0.002", "±$0")
+
     def test_cells_match_on_scenario_and_model(self) -> None:
         (a,) = tagged_scenarios(1)
         baseline = run_with([a], {a.name: [True]}, trials=1)

@@ -81,6 +81,13 @@ class ExperimentCreateViewTests:
         assert Experiment.objects.get().rerun_inconclusive
         assert "re-run once (each re-run counts against the daily quota)" in response.content.decode()
 
+    def test_the_only_model_there_is_comes_ticked(self, alice_client: Client) -> None:
+        value = model_value(offline_provider(), "evalhub-offline")
+
+        html = alice_client.get(reverse("experiments:create")).content.decode()
+
+        assert re.search(rf'<input type="checkbox" name="models" value="{value}"[^>]* checked>', html)
+
     @override_settings(EVALHUB_DAILY_RUN_QUOTA=5)
     def test_over_quota_it_keeps_the_form_and_says_what_it_needs(self, alice_client: Client) -> None:
         tagged_scenarios(2)
@@ -216,6 +223,11 @@ class CompareAndDivergenceViewTests:
             "&quot;18 °C&quot; → error &quot;Error: down&quot;." in text
         )
         assert 'id="first-divergence"' in text
+        # The error result is marked as one (red), the good one stays a plain result.
+        assert (
+            text.count('class="turn turn-result turn-result-error"><div class="turn-role">Error from get_weather') == 1
+        )
+        assert text.count('class="turn turn-result"><div class="turn-role">Result of get_weather') == 1
 
     def test_a_runs_page_offers_compare_with_and_lists_runs_of_its_scenario(self, alice_client: Client) -> None:
         experiment = finished_experiment(tagged_scenarios(1), passing=True, trials=2)
