@@ -60,11 +60,16 @@ def install_secret_key(var_dir: Path) -> str:
     """
     path = var_dir / "secret_key"
     if not path.exists():
+        # An install made before this file existed signed with the fixed development key of those versions, and
+        # its stored secrets are encrypted under a key derived from it: it keeps that key, so nothing is lost
+        # (delete var/secret_key and enter the secrets again to move to a random one).
+        legacy = (var_dir / "evalhub.sqlite3").exists()
+        key = "django-insecure-evalhub-development-only" if legacy else secrets.token_urlsafe(50)
         # Write it whole under another name, then link it in: a process starting at the same moment either
         # wins the link or reads the winner's complete key, never half of one.
         fd, draft = tempfile.mkstemp(dir=var_dir, prefix=".secret_key.")  # mode 0600
         with os.fdopen(fd, "w") as file:
-            file.write(secrets.token_urlsafe(50))
+            file.write(key)
         try:
             os.link(draft, path)
         except FileExistsError:

@@ -23,6 +23,11 @@ def production_env(tmp_path: Path) -> dict[str, str]:
     }
 
 
+# The fixed key development installs signed with before var/secret_key existed.
+LEGACY_DEVELOPMENT_KEY = "django-insecure-evalhub-development-only"
+PRINT_KEY = "from django.conf import settings; print(settings.SECRET_KEY)"
+
+
 class ProductionSettingsTests:
     def test_check_deploy_reports_no_warnings(self, tmp_path: Path) -> None:
         result = manage("check", "--deploy", "--fail-level", "WARNING", env=production_env(tmp_path))
@@ -104,3 +109,11 @@ class SecondShellTests:
         assert len(keys) == 1
         assert len(keys.pop().strip()) == 64
         assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
+        assert (tmp_path / "secret_key").read_text() != LEGACY_DEVELOPMENT_KEY
+
+    def test_an_install_from_before_keeps_the_key_its_stored_secrets_were_encrypted_under(self, tmp_path: Path) -> None:
+        (tmp_path / "evalhub.sqlite3").touch()  # an install made before var/secret_key existed
+
+        shell = manage("shell", "-v0", "-c", PRINT_KEY, env={"PATH": "/usr/bin:/bin", "EVALHUB_VAR_DIR": str(tmp_path)})
+
+        assert shell.stdout.strip() == LEGACY_DEVELOPMENT_KEY
