@@ -44,8 +44,14 @@ SERVER_KINDS = frozenset(
 SIMULATOR_STEP = "simulated user"
 
 
+# EvalHub's own failures, whatever step they stopped the run at (a worker lost during "model call 1").
+HARNESS_KINDS = frozenset({"worker_lost", "internal"})
+
+
 def error_cause(step: str, kind: str) -> str:
     """The cause of a run that ended in an error; anything not known to be the server's or agent's is EvalHub's."""
+    if kind in HARNESS_KINDS:
+        return "harness"
     if step == SIMULATOR_STEP:
         return "simulator"
     if step.startswith("model call"):

@@ -85,7 +85,7 @@ class ScorerBrowserTests:
 
         # Attach both to the scenario and run it.
         page.goto(f"{live_server.url}/scenarios/{scenario.pk}/edit/")
-        page.get_by_label("Weather called").check()
+        page.locator("#id_scorers").get_by_label("Weather called", exact=True).check()
         page.get_by_label("Helpful judge").check()
         page.get_by_role("button", name="Save").click()
         page.get_by_role("button", name="Run", exact=True).click()

@@ -176,7 +176,12 @@ class ExperimentGateInfraTests:
         assert result.returncode == 0
         text = " ".join(result.stdout.split())
         assert "--max-inconclusive N Exit 3 (undecided) when a cell has more than N inconclusive trials" in text
-        for code in ("0  every run passed", "1  a run failed", "2  infrastructure", "3  an experiment with nothing"):
+        for code in (
+            "0  every run passed",
+            "1  a run failed",
+            "2  infrastructure",
+            "3  nothing failed, but a run was inconclusive",
+        ):
             assert f"\n  {code}" in result.stdout
 
     def test_it_exits_2_for_an_unknown_mode_or_modes_without_models(self) -> None:
@@ -251,7 +256,8 @@ class ReadmeRegressionRecipeTests:
 
         assert second.returncode == 1, second.stdout + second.stderr
         candidate = Experiment.objects.exclude(pk=baseline.pk).get()
-        assert f"Compared with experiment #{baseline.pk}: 2 regressed, 0 fixed, 1 unchanged" in second.stdout
+        assert f"Compared with experiment #{baseline.pk} (the baseline pinned for #smoke" in second.stdout
+        assert ": 2 regressed, 0 fixed, 1 unchanged" in second.stdout
         assert (
             "  regressed: Weather in Paris on evalhub-offline: 5/5 → 0/5, Fisher p = 0.008; causes: server 5 — "
             "Passes less often than the baseline" in second.stdout

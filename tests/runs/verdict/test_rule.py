@@ -98,6 +98,8 @@ class EndedTests:
             ("worker", "internal", ("inconclusive", "harness")),
             ("score", "internal", ("inconclusive", "harness")),
             ("tool call get_weather", "worker_lost", ("inconclusive", "harness")),
+            ("model call 1", "worker_lost", ("inconclusive", "harness")),
+            ("simulated user", "internal", ("inconclusive", "harness")),
         ],
     )
     def test_errors(self, step: str, kind: str, expected: tuple[str, str]) -> None:
