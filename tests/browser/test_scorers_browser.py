@@ -86,7 +86,7 @@ class ScorerBrowserTests:
         # Attach both to the scenario and run it.
         page.goto(f"{live_server.url}/scenarios/{scenario.pk}/edit/")
         page.locator("#id_scorers").get_by_label("Weather called", exact=True).check()
-        page.get_by_label("Helpful judge").check()
+        page.locator("#id_scorers").get_by_label("Helpful judge", exact=True).check()
         page.get_by_role("button", name="Save").click()
         page.get_by_role("button", name="Run", exact=True).click()
         expect(page.locator(".summary .badge-pass")).to_be_visible(timeout=30_000)
