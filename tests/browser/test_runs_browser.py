@@ -115,7 +115,7 @@ class LiveListsTests:
         expect(tabs["scenarios"].locator(f"#last-score-{scenario.pk} .badge-active")).to_contain_text("queued")
         expect(tabs["scenario"].locator("#scenario-runs")).to_contain_text(f"#{run.pk}")
 
-        Run.objects.filter(pk=run.pk).update(status="done", score=1.0, passed=True)
+        Run.objects.filter(pk=run.pk).update(status="done", score=1.0, passed=True, verdict="pass")
         runs_finished([run.pk])
 
         expect(tabs["runs"].locator(f"#run-{run.pk}")).to_have_attribute("data-status", "done")
