@@ -177,7 +177,7 @@ class ConvertTests:
         readme = (Path(__file__).parents[3] / "README.md").read_text()
         example = readme.split("\n# suite.yaml (mcptest v1)", 1)[1].split("\n", 1)[1].split("```", 1)[0]
 
-        conversion = convert(load(example).data, environ={}, **OFFLINE)
+        conversion = convert(load(example).data, **OFFLINE)
 
         assert [str(note) for note in conversion.notes] == [
             "/agents/0/model: approximated: runs on provider 'EvalHub offline' (choose with --provider)"
@@ -195,7 +195,7 @@ class ConvertTests:
         }
         listed = {**agent, "expect": [{"target": "tool_names", "matcher": {"not": ["book_flight"]}}]}
 
-        conversion = convert({"servers": SERVERS, "agents": [agent, listed]}, environ={}, **OFFLINE)
+        conversion = convert({"servers": SERVERS, "agents": [agent, listed]}, **OFFLINE)
 
         notes = [str(note) for note in conversion.notes]
         assert (
