@@ -97,7 +97,8 @@ class ToolTestBrowserTests:
         tool.get_by_role("button", name="Call get_weather").click()
 
         result = tool.locator(".tool-test-result")
-        expect(result.locator(".tool-test-verdict")).to_contain_text("answered")
+        # The call starts the demo server over stdio: seconds on a loaded machine, past the default 5 s.
+        expect(result.locator(".tool-test-verdict")).to_contain_text("answered", timeout=30_000)
         expect(result.locator(".tool-test-verdict")).to_contain_text("schema ok")
         expect(result).to_contain_text("light rain")
         tool.scroll_into_view_if_needed()
@@ -108,7 +109,7 @@ class ToolTestBrowserTests:
         expect(result).to_have_text('Arguments: the arguments must be a JSON object, e.g. {"latitude": 48.85}')
         arguments.fill('{"latitude": 49.01, "longitude": 2.55}')
         tool.get_by_role("button", name="Call get_weather").click()
-        expect(result.locator(".tool-test-verdict")).to_contain_text("answered")
+        expect(result.locator(".tool-test-verdict")).to_contain_text("answered", timeout=30_000)
 
         result.locator("input[name=name]").fill("Paris weather stays the same")
         result.get_by_role("button", name="Save as scenario").click()
