@@ -378,6 +378,21 @@ class ScenarioLevelTests:
         assert 'title="An execution-level scenario calls its tool directly, with no model">none</span>' in listing
         assert "evalhub-offline</span>" not in listing
 
+    def test_the_page_of_an_execution_level_scenario_names_no_model_and_no_turns(
+        self, alice_client: Client, server: McpServer
+    ) -> None:
+        scenario = make_scenario(
+            server, level="execution", tool_call={"tool": "get_weather", "arguments": {}}, max_turns=1
+        )
+        agent = make_scenario(server, name="Agent", max_turns=1, max_tool_calls=1)
+
+        page = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+        agents = alice_client.get(f"/scenarios/{agent.pk}/").content.decode()
+
+        assert '<dd class="muted">none: the tool is called directly</dd>' in page
+        assert "300 s for the call" in page and "turn" not in page.split("Budgets")[1].split("</dd>")[0]
+        assert "1 turn · 1 tool call · 300 s" in agents
+
 
 @pytest.mark.django_db
 class ScenarioToolModeTests:
