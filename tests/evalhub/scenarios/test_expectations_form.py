@@ -13,7 +13,7 @@ from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
 from scorers.expectations import KIND_DESCRIPTIONS, MATCHERS
 from tests.base import make_scenario
-from tests.evalhub.scenarios.test_scenarios import form_data, server  # noqa: F401 — the fixture
+from tests.evalhub.scenarios.test_scenarios import form_data
 
 CHECKS = [
     {"kind": "tool_called", "tool": "get_weather", "args": {"latitude": {"$range": [-90, 90]}}},
@@ -27,7 +27,7 @@ def check(client: Client, data: Any) -> Any:
 
 @pytest.mark.django_db
 class ScenarioFormExpectationsTests:
-    def test_it_saves_expectations_and_budgets(self, alice_client: Client, server: McpServer) -> None:  # noqa: F811
+    def test_it_saves_expectations_and_budgets(self, alice_client: Client, server: McpServer) -> None:
         data = form_data(server, expectations=json.dumps(CHECKS), max_tokens=1024, token_budget=30000)
 
         alice_client.post("/scenarios/new/", {**data, "cost_budget_usd": "0.5"})
@@ -36,7 +36,7 @@ class ScenarioFormExpectationsTests:
         assert scenario.expectations == CHECKS
         assert (scenario.max_tokens, scenario.token_budget, str(scenario.cost_budget_usd)) == (1024, 30000, "0.5000")
 
-    def test_empty_means_none_and_the_default_max_tokens(self, alice_client: Client, server: McpServer) -> None:  # noqa: F811
+    def test_empty_means_none_and_the_default_max_tokens(self, alice_client: Client, server: McpServer) -> None:
         alice_client.post("/scenarios/new/", form_data(server, expectations="  ", max_tokens=""))
 
         scenario = Scenario.objects.get()
@@ -45,7 +45,7 @@ class ScenarioFormExpectationsTests:
     def test_each_error_names_its_index_and_field_and_the_input_is_kept(
         self,
         alice_client: Client,
-        server: McpServer,  # noqa: F811
+        server: McpServer,
     ) -> None:
         typed = json.dumps([CHECKS[0], {"kind": "tool_called", "tool": "x", "args": {"lat": {"$rnage": [1, 2]}}}])
 
@@ -56,7 +56,7 @@ class ScenarioFormExpectationsTests:
         assert "expectations[1].args.lat: unknown matcher &quot;$rnage&quot;; did you mean &quot;$range&quot;?" in html
         assert "&quot;$rnage&quot;: [" in html  # what was typed is still in the JSON field
 
-    def test_invalid_json_points_at_the_line(self, alice_client: Client, server: McpServer) -> None:  # noqa: F811
+    def test_invalid_json_points_at_the_line(self, alice_client: Client, server: McpServer) -> None:
         response = alice_client.post("/scenarios/new/", form_data(server, expectations='[{"kind": }]'))
 
         assert "Invalid JSON at line 1, column 11: Expecting value." in response.content.decode()
