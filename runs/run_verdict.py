@@ -12,12 +12,13 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from runs.code_mode.typed_api import RUN_CODE
 from runs.models import Run, ScoreResult
 from runs.verdict import Check, RunFacts, ToolCallFact, decide, stage_chain
 
 VERDICT_FIELDS = ("verdict", "passed", "failure_cause", "failure_reason", "stages", "self_judging")
 # A code-mode program is not a tool of the server: its nested calls are recorded after it and judged one by one.
-_HARNESS_TOOLS = frozenset({"run_code"})
+_HARNESS_TOOLS = frozenset({RUN_CODE})
 
 
 def apply_verdict(run: Run, results: Sequence[ScoreResult] = ()) -> None:
