@@ -1,18 +1,21 @@
 """How fast the live event stream delivers, and that a client resuming with Last-Event-ID loses nothing.
 
-    .venv/bin/python bench/event_stream.py [--events 2000] [--rate 200] [--database sqlite|postgres] [--idle-streams 50]
+    .venv/bin/python bench/event_stream.py [--events 2000] [--rate 200] [--database sqlite|postgres]
+        [--database-url postgres://…] [--idle-streams 50] [--idle-seconds 10]
 
-A fresh database (SQLite under a temporary EVALHUB_VAR_DIR, or a dropped and recreated PostgreSQL database) and a
-real web server (`manage.py runserver`, threaded, as `make run` starts it). This process writes --events run.step
-events at --rate per second through runs.events.publish, as the worker does, while a client reads
-GET /api/v1/events over HTTP with an API key. Printed:
+A fresh database (SQLite under a temporary EVALHUB_VAR_DIR, or a dropped and recreated PostgreSQL database:
+--database-url, default evalhub_bench_events) and a real web server (`manage.py runserver`, threaded, as
+`make run` starts it). This process writes --events run.step events at --rate per second through
+runs.events.publish, as the worker does, while a client reads GET /api/v1/events over HTTP with an API key. Printed:
 
 - delivery latency (event written → read by the client): p50, p95, max;
 - resume: the client drops the connection a third of the way in and reconnects with Last-Event-ID; every event
   must arrive exactly once and in order;
 - a second client following one run only: how many events it read (those of its run, no others);
-- the web process's CPU while idle for 10 s, with no stream open and then with --idle-streams open (issue 30: 50 open
-  streams should add less than 5 % of a core).
+- the web process's CPU while idle for --idle-seconds, with no stream open and then with --idle-streams open.
+
+Headline figures, as issue 30 defines them: p50 delivery (goal ≤ 50 ms), and the CPU that 50 open streams add to an
+idle web process, in % of one core (goal < 5 %).
 """
 
 from __future__ import annotations
@@ -34,20 +37,17 @@ sys.path.insert(0, str(ROOT))
 PG_URL = "postgres://postgres@127.0.0.1:5432/evalhub_bench_events"
 
 
-IDLE_SECONDS = 10.0
-
-
 def cpu_seconds(pid: int) -> float:
     """User and system CPU time of process `pid` so far (Linux)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def idle_cpu(pid: int) -> float:
-    """The share of one core process `pid` uses over IDLE_SECONDS."""
+def idle_cpu(pid: int, seconds: float) -> float:
+    """The share of one core process `pid` uses over `seconds`."""
     before = cpu_seconds(pid)
-    time.sleep(IDLE_SECONDS)
-    return (cpu_seconds(pid) - before) / IDLE_SECONDS
+    time.sleep(seconds)
+    return (cpu_seconds(pid) - before) / seconds
 
 
 def open_streams(url: str, key: str, count: int) -> list[httpx.Response]:
@@ -66,7 +66,7 @@ def percentile(values: list[float], pct: float) -> float:
     return ordered[max(math.ceil(pct / 100 * len(ordered)) - 1, 0)]
 
 
-def prepare(database: str) -> None:
+def prepare(database: str, url: str) -> None:
     os.environ.update(DEBUG="1", LOG_LEVEL="WARNING", DJANGO_SETTINGS_MODULE="evalhub.settings")
     os.environ["EVALHUB_VAR_DIR"] = tempfile.mkdtemp(prefix="evalhub-bench-events-")
     os.environ["EVALHUB_API_RATE_LIMIT"] = "1000000"
@@ -75,9 +75,9 @@ def prepare(database: str) -> None:
         import psycopg
         from psycopg import sql
 
-        os.environ["DATABASE_URL"] = PG_URL
-        with psycopg.connect(PG_URL.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-            name = sql.Identifier(PG_URL.rsplit("/", 1)[1])
+        os.environ["DATABASE_URL"] = url
+        with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+            name = sql.Identifier(url.rsplit("/", 1)[1])
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
             conn.execute(sql.SQL("CREATE DATABASE {}").format(name))
 
@@ -121,9 +121,11 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=2000)
     parser.add_argument("--rate", type=float, default=200.0, help="events written per second")
     parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--database-url", default=PG_URL, help="with --database postgres: dropped and recreated")
     parser.add_argument("--idle-streams", type=int, default=50, help="streams held open while the server idles")
+    parser.add_argument("--idle-seconds", type=float, default=10.0, help="how long each idle CPU figure is taken")
     args = parser.parse_args()
-    prepare(args.database)
+    prepare(args.database, args.database_url)
     os.environ["EVALHUB_EVENT_STREAMS"] = os.environ["EVALHUB_EVENT_STREAMS_PER_USER"] = str(args.idle_streams + 10)
     import django
 
@@ -166,9 +168,9 @@ def main() -> None:
         for reader in (everything, one_run):
             reader.join(60)
         time.sleep(2)  # the readers' streams close
-        idle_alone = idle_cpu(web.pid)
+        idle_alone = idle_cpu(web.pid, args.idle_seconds)
         streams = open_streams(url, key, args.idle_streams)
-        idle_streams = idle_cpu(web.pid)
+        idle_streams = idle_cpu(web.pid, args.idle_seconds)
         for stream in streams:
             stream.close()
     finally:
@@ -197,6 +199,9 @@ def main() -> None:
         f"idle web process: {idle_alone:.1%} of a core with no stream open, {idle_streams:.1%} with "
         f"{args.idle_streams} open ({idle_streams - idle_alone:+.1%})"
     )
+    print(f"headline: delivery p50 = {percentile(latencies, 50):.0f} ms (goal ≤ 50 ms)")
+    added = (idle_streams - idle_alone) * 100
+    print(f"headline: CPU added by {args.idle_streams} open streams = {added:.1f} % of a core (goal < 5 % for 50)")
     if lost or duplicated:
         raise SystemExit("events were lost or duplicated")
 

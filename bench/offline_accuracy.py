@@ -1,14 +1,16 @@
 """How well the offline model does on its prompt table, and how fast one call is through the openai SDK.
 
-    .venv/bin/python bench/offline_accuracy.py
+    .venv/bin/python bench/offline_accuracy.py [--latency-calls 200]
 
 Reads tests/evalhub/model_client/fixtures/offline_prompts.json; prints correct tools, correct arguments, correct
 refusals, multi-step runs and known limitations (counts and percentages), then the median latency of one
-offline chat call.
+offline chat call. Headline, as issue 4 asks: the share of the prompt table answered right (correct tool, correct
+arguments, correct refusals), single-turn and multi-step rows together; the known limitations are counted apart.
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import time
@@ -30,13 +32,13 @@ def count(outcomes: list[Outcome], attribute: str) -> int:
     return sum(bool(getattr(o, attribute)) for o in outcomes)
 
 
-def median_latency_ms() -> float:
+def median_latency_ms(calls: int) -> float:
     tools = load_toolsets()["all"]
     messages = [{"role": "user", "content": "Book a flight from Paris to Rome on 2025-06-01 for 2 passengers"}]
     timings = []
     with ProviderClient(offline_config()) as client:
         client.chat(messages=messages, model=OFFLINE_MODEL, tools=tools)  # warm up imports and the client
-        for _ in range(LATENCY_CALLS):
+        for _ in range(calls):
             started = time.perf_counter()
             client.chat(messages=messages, model=OFFLINE_MODEL, tools=tools)
             timings.append((time.perf_counter() - started) * 1000)
@@ -44,6 +46,9 @@ def median_latency_ms() -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency-calls", type=int, default=LATENCY_CALLS)
+    args = parser.parse_args()
     table = load_table()
     rows = evaluate(table["rows"])
     multi = evaluate(table["multi_step"])
@@ -66,7 +71,10 @@ def main() -> None:
     for row, outcome in zip(table["known_limitations"], limits.outcomes, strict=True):
         print(f"    limitation {row['id']}: {row['why']}")
         print(f"      got {outcome.got}")
-    print(f"median latency of one offline chat call through the openai SDK: {median_latency_ms():.2f} ms")
+    latency = median_latency_ms(args.latency_calls)
+    print(f"median latency of one offline chat call through the openai SDK: {latency:.2f} ms")
+    right = count(table_outcomes, "ok")
+    print(f"headline: offline model accuracy on the prompt table = {right / len(table_outcomes):.1%}")
 
 
 if __name__ == "__main__":

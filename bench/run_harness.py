@@ -1,6 +1,6 @@
 """The harness's own time per run: what EvalHub adds around the model and the MCP server.
 
-    .venv/bin/python bench/run_harness.py [--runs 200] [--database-url postgres://…]
+    .venv/bin/python bench/run_harness.py [--runs 200] [--database-url postgres://…] [--scale-samples 10]
 
 Each run is the product's path minus Celery: `run_start` creates the queued run (its task is not sent), then
 `pipeline.execute_run` executes it in this process, with the offline model and the bundled demo server over
@@ -14,6 +14,7 @@ stdio (a fresh server process per run, as in production). For every run:
 The split of the harness time is measured from outside: this script wraps the pipeline's steps (connect,
 list tools, the recorder's saves, claim, finish, score…) with timers; no production module is changed.
 "other" is what no wrapper covers (the event loop, thread hand-offs, the agent's bookkeeping).
+Headline, as issue 5 defines it: the harness's own time per run (total minus model and tool time), median and p95.
 Medians and p95 use the nearest-rank method. SQLite (the default install) under EVALHUB_VAR_DIR unless
 --database-url names another database, which is dropped and recreated if it is PostgreSQL.
 """
@@ -177,7 +178,7 @@ def instrument() -> None:
     wrap(pipeline, "_finish", "DB: finish")  # minus the score step it calls, below
 
 
-def server_process_alone(times: int = 10) -> tuple[float, float]:
+def server_process_alone(times: int) -> tuple[float, float]:
     """Median ms of a bare interpreter and of one that imports the demo server (no MCP session): the server's own
     start-up cost, which the harness pays on every stdio run but cannot make smaller."""
     import subprocess
@@ -198,6 +199,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=3, help="runs executed first and not counted")
     parser.add_argument("--database-url", help="default: a fresh SQLite file under EVALHUB_VAR_DIR")
+    parser.add_argument("--scale-samples", type=int, default=10, help="interpreter starts timed for scale")
     args = parser.parse_args()
     database = prepare_environment(args.database_url)
 
@@ -263,7 +265,7 @@ def main() -> None:
             f"{name:<34}{statistics.median(values):>9.1f}{percentile(values, 95):>9.1f}{statistics.mean(values):>9.1f}"
         )
 
-    bare, demo = server_process_alone()
+    bare, demo = server_process_alone(args.scale_samples)
     print(
         f"\nFor scale, outside any run: `python -c pass` {bare:.0f} ms; "
         f"`python -c 'import evalhub.demo_server.server'` (the MCP SDK) {demo:.0f} ms."
@@ -279,6 +281,10 @@ def main() -> None:
         count = f"{statistics.median(calls[name]):>7.0f}" if calls.get(name) else ""
         median, p95 = statistics.median(values), percentile(values, 95)
         print(f"{name:<34}{median:>9.2f}{p95:>9.2f}{mean:>9.2f}{share:>8}{count}")
+
+    harness = [row["harness"] for row in rows]
+    print(f"\nheadline: harness time per run, median = {statistics.median(harness):.1f} ms")
+    print(f"headline: harness time per run, p95 = {percentile(harness, 95):.1f} ms")
 
 
 if __name__ == "__main__":

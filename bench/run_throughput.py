@@ -10,8 +10,9 @@ else's worker takes its tasks. The queue is deleted at the end.
 For each worker count N: start the workers (`--pool prefork`: one `celery -A evalhub worker --concurrency N`,
 as the README deploys it; `--pool solo`: N separate `--pool=solo` worker processes), warm them up with 2N runs,
 then start --runs runs at once through `run_start` (quota, DB row, task on commit) and wait until every one has
-finished. Runs per minute = runs / (last finished - first started, wall clock). Each run is the offline model
-and the demo MCP server over stdio, so every run spawns one server process.
+finished. Headline, as issue 5 asks ("runs completed per minute with 1 and with 4 worker processes"): runs per
+minute = runs / (the last run's finished_at - the first run's created_at, i.e. from queued to all done). Each run
+is the offline model and the demo MCP server over stdio, so every run spawns one server process.
 """
 
 from __future__ import annotations
@@ -199,6 +200,8 @@ def main() -> None:
             "".join(f"{row[name]:>12.0f}" if name in ("workers", "runs") else f"{row[name]:>12.1f}" for name in columns)
         )
     print("\nrun p50/p95: run.duration_ms inside the worker; max wait: the longest a run stayed queued.")
+    for row in results:
+        print(f"headline: runs completed per minute, {row['workers']} worker process(es) = {row['runs/min']:.1f}")
 
 
 if __name__ == "__main__":

@@ -1,18 +1,22 @@
-"""The Runs list page with 100,000 runs in PostgreSQL: time per request and SQL queries per page.
+"""The Runs list, an experiment page and the compare page with 100,000 runs in PostgreSQL: time per request and
+SQL queries per page.
 
-    .venv/bin/python bench/runs_list_pg.py [--runs 100000] [--requests 50] [--reuse]
+    .venv/bin/python bench/runs_list_pg.py [--runs 100000] [--experiment-trials 25] [--requests 50] [--reuse]
 
 Creates (drops and recreates) the database named by DATABASE_URL, default
-postgres://postgres@127.0.0.1:5432/evalhub_bench_runs_list, migrates it and loads --runs runs with COPY:
+postgres://postgres@127.0.0.1:5432/evalhub_bench_runs_list, migrates it and loads --runs runs with COPY (every
+column of runs_run: what a row leaves out gets the model's default, see fake_runs.copy_runs):
 40 scenarios with tags, 6 models, 180 days of history, ~88% done / 7% error / 5% cancelled plus a few queued and
-running, and records of realistic size (0-8 tool calls, each result 0.4-3.6 KB as text plus structuredContent,
-in the transcript and in tool calls; ~19 KB of JSON per run on average, printed). Then VACUUM ANALYZE, as
-autovacuum would after a bulk load.
---reuse keeps a database already loaded with --runs runs.
+running, verdicts as the rule gives them, and records of realistic size (0-8 tool calls, each result 0.4-3.6 KB as
+text plus structuredContent, in the transcript and in tool calls; ~19 KB of JSON per run on average, printed).
+Among the --runs: two finished experiments (baseline and candidate) of 40 scenarios x 5 models x
+--experiment-trials runs each (5,000 at the default), and an experiment of 1 run. Then VACUUM ANALYZE, as
+autovacuum would after a bulk load. --reuse keeps a database already loaded with --runs runs.
 
-Each case requests /runs/ through the Django test client, logged in, --requests times after 3 warm-up requests,
+Each case requests its page through the Django test client, logged in, --requests times after 3 warm-up requests,
 and prints the median and p95 (nearest rank) of the whole request, the number of SQL queries and their time.
-Targets: p95 < 150 ms, and the same number of queries for every page.
+Targets (issues 5 and 11): p95 < 150 ms, and the same number of queries for every page of a kind whatever the data
+(an experiment of 5,000 runs as one of 1 run).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -33,7 +38,26 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 VAR_DIR = Path(os.environ.setdefault("EVALHUB_VAR_DIR", "/tmp/evalhub-bench"))
 
-from fake_runs import COLUMNS, MODELS, TAGS, TOOLS, WORDS, record, words  # noqa: E402 — bench/ is the script's folder
+from fake_experiments import load_experiment  # noqa: E402 — bench/ is the script's folder
+from fake_runs import MODELS, TAGS, TOOLS, WORDS, copy_runs, record, words  # noqa: E402
+
+SCENARIOS = 40
+EXPERIMENT_MODELS = MODELS[1:]  # 5 models: an experiment of 40 scenarios x 5 models x 25 trials is 5,000 runs
+ACTIVE = ("queued", "running")
+RECORD_FIELDS = (
+    "transcript",
+    "tool_calls",
+    "tool_names",
+    "final_text",
+    "model_calls",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+)
+ERRORS = [
+    {"step": "model call 2", "kind": "timeout", "message": "The model timed out."},
+    {"step": "connect", "kind": "server_exited", "message": "The server exited before answering initialize."},
+]
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -69,8 +93,9 @@ def prepare_environment(reuse: bool, runs: int) -> bool:
     return True
 
 
-def load(runs: int) -> dict[str, float]:
-    """Create the users, scenarios and tags, then COPY `runs` runs in; return sizes and timings."""
+def load(runs: int, experiment_trials: int) -> tuple[dict[str, float], dict[str, int]]:
+    """Create the users, scenarios and tags, COPY the runs in (two experiments' among them); return sizes and
+    timings, and the ids of the experiments (baseline, candidate, one of a single run)."""
     from django.contrib.auth.models import User
     from django.db import connection
     from django.utils import timezone
@@ -86,7 +111,7 @@ def load(runs: int) -> dict[str, float]:
     server = make_demo_server()
     tags = [Tag.objects.create(name=name) for name in TAGS]
     scenarios = []
-    for index in range(40):
+    for index in range(SCENARIOS):
         scenario = Scenario.objects.create(
             name=f"{rng.choice(['Weather in', 'Flights to', 'Book a trip to', 'Forecast for'])} {rng.choice(WORDS)} "
             f"#{index}",
@@ -109,9 +134,39 @@ def load(runs: int) -> dict[str, float]:
     json_bytes = statistics.mean(
         len(item["transcript"]) + 2 * len(item["tool_calls"]) + len(item["model_calls"]) for item in pool
     )
+    experiment_runs = 2 * SCENARIOS * len(EXPERIMENT_MODELS) * experiment_trials + 1
+    if runs < experiment_runs + 20:
+        raise SystemExit(f"--runs {runs} is too few: the experiments alone take {experiment_runs} runs")
+    generated = time.perf_counter()
     now = timezone.now()
+    with connection.cursor() as cursor:
+        # psycopg's own cursor: Django has no COPY
+        copy_runs(cursor.cursor, history(rng, runs - experiment_runs, scenarios, pool, user.pk, provider.pk, now))
+    experiments = load_experiments(scenarios, experiment_trials, pool, user, now - timedelta(hours=6))
+    copied = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+        cursor.execute("SELECT pg_total_relation_size('runs_run'), count(*) FROM runs_run")
+        size, count = cursor.fetchone()
+    assert count == runs, f"loaded {count} runs, not {runs}"
+    sizes = {
+        "setup s": generated - started,
+        "COPY s": copied - generated,
+        "VACUUM ANALYZE s": time.perf_counter() - copied,
+        "JSON bytes per run": json_bytes,
+        "table MB": size / 1e6,
+    }
+    return sizes, experiments
+
+
+def history(
+    rng: random.Random, runs: int, scenarios: list[Any], pool: list[dict[str, Any]], user: int, provider: int, now: Any
+) -> Iterator[dict[str, Any]]:
+    """180 days of runs outside experiments, as fields of runs_run (fake_runs.copy_runs fills the rest)."""
+    from runs.verdict.errors import error_cause
+
     span = timedelta(days=180).total_seconds()
-    settings_json = {
+    settings = {
         scenario.pk: json.dumps(
             {
                 "prompt": scenario.prompt,
@@ -126,86 +181,85 @@ def load(runs: int) -> dict[str, float]:
         )
         for scenario in scenarios
     }
-    generated = time.perf_counter()
-    with connection.cursor() as cursor:
-        raw = cursor.cursor  # psycopg's own cursor: Django has no COPY
-        with raw.copy(f"COPY runs_run ({', '.join(COLUMNS)}) FROM STDIN") as copy:
-            for index in range(runs):
-                scenario = rng.choice(scenarios)
-                created = now - timedelta(seconds=span * (1 - index / runs) + 60)
-                recent = runs - index
-                status = (
-                    "queued"
-                    if recent <= 5
-                    else "running"
-                    if recent <= 10
-                    else rng.choices(["done", "error", "cancelled"], weights=[88, 7, 5])[0]
-                )
-                item = rng.choice(pool) if status != "queued" else None
-                model = scenario.model if rng.random() < 0.8 else rng.choice(MODELS)
-                duration = rng.randint(800, 60_000)
-                score: float | None = None
-                passed: bool | None = None
-                error = None
-                if status == "done":
-                    score = rng.choice([0.0, 0.33, 0.5, 0.67, 1.0, 1.0, 1.0, 1.0])
-                    passed = score >= 0.7
-                elif status == "error":
-                    passed = False
-                    error = json.dumps({"step": "model call 2", "kind": "timeout", "message": "The model timed out."})
-                started_at = created + timedelta(milliseconds=rng.randint(20, 3000)) if status != "queued" else None
-                finished = (
-                    started_at + timedelta(milliseconds=duration) if status in ("done", "error", "cancelled") else None
-                )
-                copy.write_row(
-                    [
-                        scenario.pk,
-                        status,
-                        {"done": "completed", "error": "error", "cancelled": "cancelled"}.get(status, ""),
-                        provider.pk,
-                        model,
-                        server.pk,
-                        "",
-                        settings_json[scenario.pk],
-                        user.pk,
-                        created,
-                        started_at,
-                        finished,
-                        # Running rows beat "in the future" so the page's reaper leaves them running while we measure.
-                        now + timedelta(days=1) if status == "running" else finished,
-                        "celery@bench" if started_at else "",
-                        False,
-                        item["transcript"] if item else json.dumps({"prompt": scenario.prompt, "steps": []}),
-                        item["tool_calls"] if item else "[]",
-                        item["tool_calls"] if item else "[]",
-                        item["tool_names"] if item else "[]",
-                        item["final_text"] if item else "",
-                        item["model_calls"] if item else "[]",
-                        item["input_tokens"] if item else 0,
-                        item["output_tokens"] if item else 0,
-                        0,
-                        item["cost_usd"] if item else None,
-                        duration if finished else None,
-                        error,
-                        score,
-                        passed,
-                        "All expected tools were called." if passed else "",
-                    ]
-                )
-        copied = time.perf_counter()
-        cursor.execute("VACUUM ANALYZE runs_run")
-        cursor.execute("SELECT pg_total_relation_size('runs_run')")
-        size = cursor.fetchone()[0]
-    return {
-        "setup s": generated - started,
-        "COPY s": copied - generated,
-        "VACUUM ANALYZE s": time.perf_counter() - copied,
-        "JSON bytes per run": json_bytes,
-        "table MB": size / 1e6,
+    for index in range(runs):
+        scenario = rng.choice(scenarios)
+        created = now - timedelta(seconds=span * (1 - index / runs) + 60)
+        recent = runs - index
+        status = (
+            "queued"
+            if recent <= 5
+            else "running"
+            if recent <= 10
+            else rng.choices(["done", "error", "cancelled"], weights=[88, 7, 5])[0]
+        )
+        item = rng.choice(pool) if status != "queued" else None
+        duration = rng.randint(800, 60_000)
+        started_at = created + timedelta(milliseconds=rng.randint(20, 3000)) if status != "queued" else None
+        finished = started_at + timedelta(milliseconds=duration) if started_at and status not in ACTIVE else None
+        row: dict[str, Any] = {
+            "scenario_id": scenario.pk,
+            "status": status,
+            "stop_reason": {"done": "completed", "error": "error", "cancelled": "cancelled"}.get(status, ""),
+            "provider_id": provider,
+            "model": scenario.model if rng.random() < 0.8 else rng.choice(MODELS),
+            "server_id": scenario.server_id,
+            "settings": settings[scenario.pk],
+            "started_by_id": user,
+            "created_at": created,
+            "started_at": started_at,
+            "finished_at": finished,
+            # Running rows beat "in the future" so the page's reaper leaves them running while we measure.
+            "heartbeat_at": now + timedelta(days=1) if status == "running" else finished,
+            "worker": "celery@bench" if started_at else "",
+            "phase": "model call 2" if status == "running" else "",
+            "duration_ms": duration if finished else None,
+        }
+        if item:
+            row.update({key: item[key] for key in RECORD_FIELDS})
+            row["all_tool_calls"] = item["tool_calls"]
+        else:
+            row["transcript"] = json.dumps({"prompt": scenario.prompt, "steps": []})
+        if status == "done":
+            score = rng.choice([0.0, 0.33, 0.5, 0.67, 1.0, 1.0, 1.0, 1.0])
+            passed = score >= 0.7
+            row.update(score=score, passed=passed, verdict="pass" if passed else "fail")
+            row["score_reason"] = "All expected tools were called." if passed else ""
+            if not passed:
+                row.update(failure_cause="agent", failure_reason=f"agent: the score {score:.2f} is below 0.70")
+        elif status == "error":
+            error = rng.choice(ERRORS)
+            cause = error_cause(error["step"], error["kind"])
+            verdict = "fail" if cause in ("server", "agent") else "inconclusive"
+            row.update(error=error, verdict=verdict, failure_cause=cause, failure_reason=f"{cause}: {error['message']}")
+            row["passed"] = False if verdict == "fail" else None
+        yield row
+
+
+def load_experiments(
+    scenarios: list[Any], trials: int, pool: list[dict[str, Any]], user: Any, created: Any
+) -> dict[str, int]:
+    """Two experiments of scenarios x EXPERIMENT_MODELS x trials runs, and one of a single run (the query count
+    that every experiment page should match)."""
+    from evalhub.providers.models import Provider
+
+    provider = Provider(name="Bench models", base_url="http://127.0.0.1:9/v1", model_names=EXPERIMENT_MODELS)
+    provider.set_secrets(api_key="", headers={})
+    provider.save()
+    models = [(provider, model) for model in EXPERIMENT_MODELS]
+    made = {
+        label: load_experiment(
+            label=label, scenarios=chosen, models=matrix, trials=count, pool=pool, user=user, created=created
+        ).pk
+        for label, chosen, matrix, count in [
+            ("baseline", scenarios, models, trials),
+            ("candidate", scenarios, models, trials),
+            ("one run", scenarios[:1], models[:1], 1),
+        ]
     }
+    return made
 
 
-def cases() -> list[tuple[str, str]]:
+def runs_list_cases() -> list[tuple[str, str]]:
     from django.core.paginator import Paginator
 
     from evalhub.scenarios.models import Scenario
@@ -225,11 +279,25 @@ def cases() -> list[tuple[str, str]]:
         ("status=running", "/runs/?status=running"),
         ("passed=no", "/runs/?passed=no"),
         ("passed=no, page 50", "/runs/?passed=no&page=50"),
+        ("verdict=inconclusive", "/runs/?verdict=inconclusive"),
         ("scenario", f"/runs/?scenario={scenario.pk}"),
         ("tag", f"/runs/?tag={tag}"),
         ("model=gpt-4o", "/runs/?model=gpt-4o"),
         ("model + passed + tag", f"/runs/?model=gpt-4o&passed=yes&tag={tag}"),
         ("date range (30 days)", f"/runs/?date_from={_ago(30)}&date_to={_ago(0)}"),
+    ]
+
+
+def experiment_cases() -> list[tuple[str, str]]:
+    from runs.experiments.models import Experiment
+
+    ids = dict(Experiment.objects.values_list("label", "pk"))
+    size = Experiment.objects.get(pk=ids["candidate"]).total_runs
+    return [
+        (f"experiment page, {size:,} runs", f"/experiments/{ids['candidate']}/"),
+        ("experiment page, 1 run", f"/experiments/{ids['one run']}/"),
+        (f"compare page, {size:,} vs {size:,}", f"/experiments/{ids['candidate']}/compare/?baseline={ids['baseline']}"),
+        ("compare page, 1 vs 1 run", f"/experiments/{ids['one run']}/compare/?baseline={ids['one run']}"),
     ]
 
 
@@ -239,21 +307,23 @@ def _ago(days: int) -> str:
     return str((timezone.now() - timedelta(days=days)).date())
 
 
-def measure(requests: int) -> list[dict[str, Any]]:
+def measure(cases: list[tuple[str, str]], requests: int) -> list[dict[str, Any]]:
     from django.contrib.auth.models import User
-    from django.db import connection
+    from django.db import connection, reset_queries
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
     client = Client()
     client.force_login(User.objects.get(username="bench"))
     rows = []
-    for label, url in cases():
+    for label, url in cases:
         htmx = url.endswith(" [htmx]")
         path = url.removesuffix(" [htmx]")
         headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
         timings, sql_ms, counts, rows_shown = [], [], set(), 0
         for index in range(3 + requests):
+            # The query log keeps 9,000 entries; a full one would make every capture look empty.
+            reset_queries()
             with CaptureQueriesContext(connection) as queries:
                 started = time.perf_counter()
                 response = client.get(path, **headers)
@@ -279,9 +349,19 @@ def measure(requests: int) -> list[dict[str, Any]]:
     return rows
 
 
+def report(title: str, rows: list[dict[str, Any]]) -> None:
+    print(f"\n{title:<38}{'median ms':>10}{'p95 ms':>9}{'SQL ms':>9}{'queries':>9}{'rows':>6}")
+    for row in rows:
+        print(
+            f"{row['case']:<38}{row['median ms']:>10.1f}{row['p95 ms']:>9.1f}{row['SQL ms (median)']:>9.1f}"
+            f"{row['queries']:>9}{row['rows']:>6}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=100_000, help="runs to load")
+    parser.add_argument("--experiment-trials", type=int, default=25, help="trials per cell of the two experiments")
     parser.add_argument("--requests", type=int, default=50, help="measured requests per case")
     parser.add_argument("--reuse", action="store_true", help="keep a database already loaded with --runs runs")
     args = parser.parse_args()
@@ -294,25 +374,31 @@ def main() -> None:
     from django.db import connection
 
     call_command("migrate", verbosity=0)
-    loaded = load(args.runs) if fresh else {}
+    loaded = load(args.runs, args.experiment_trials)[0] if fresh else {}
     with connection.cursor() as cursor:
         cursor.execute("SELECT version()")
         version = cursor.fetchone()[0].split(" on ")[0]
-    rows = measure(args.requests)
+    load_before = os.getloadavg()[0]
+    runs_list = measure(runs_list_cases(), args.requests)
+    experiments = measure(experiment_cases(), args.requests)
 
-    print(f"Runs list, {args.runs:,} runs in {version}, {args.requests} requests per case (Django test client,")
-    print(f"logged in, DEBUG=1), {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    print(f"{args.runs:,} runs in {version}, {args.requests} requests per case (Django test client,")
+    averages = f"{load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
+    print(f"logged in, DEBUG=1), {os.cpu_count()} CPUs, 1-minute load average {averages} measuring")
     if loaded:
         print("load: " + ", ".join(f"{name} {value:,.1f}" for name, value in loaded.items()))
-    print(f"\n{'case':<26}{'median ms':>10}{'p95 ms':>9}{'SQL ms':>9}{'queries':>9}{'rows':>6}")
-    for row in rows:
-        print(
-            f"{row['case']:<26}{row['median ms']:>10.1f}{row['p95 ms']:>9.1f}{row['SQL ms (median)']:>9.1f}"
-            f"{row['queries']:>9}{row['rows']:>6}"
-        )
-    worst = max(row["p95 ms"] for row in rows)
-    counts = {row["queries"] for row in rows}
-    print(f"\nworst p95 {worst:.1f} ms (target < 150 ms); queries per page: {', '.join(sorted(counts))}")
+    report("Runs list", runs_list)
+    report("Experiment pages", experiments)
+    print()
+    for title, rows in (
+        ("runs list", runs_list),
+        ("experiment page", experiments[:2]),
+        ("compare page", experiments[2:]),
+    ):
+        worst = max(row["p95 ms"] for row in rows)
+        queries = ", ".join(sorted({row["queries"] for row in rows}, key=lambda text: int(text.split("/")[0])))
+        print(f"headline: {title} p95, worst case, {args.runs:,} runs = {worst:.1f} ms (target < 150 ms)")
+        print(f"          {title} SQL queries per page: {queries} (target: the same whatever the data)")
 
 
 if __name__ == "__main__":
