@@ -38,7 +38,7 @@ os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/evalhu
 
 from fake_experiments import load_experiment  # noqa: E402 — bench/ is the script's folder
 from fake_runs import MODELS, record, words  # noqa: E402
-from run_throughput import QUEUE, Workers, percentile, prepare_environment  # noqa: E402
+from run_throughput import Workers, delete_queue, percentile, prepare_environment  # noqa: E402
 
 PROMPTS = [
     "What's the weather at latitude {lat}, longitude {lon}?",
@@ -60,7 +60,6 @@ def setup_django() -> None:
 def bench_run(scenario_count: int, trials: int, concurrency: int) -> None:
     from django.contrib.auth.models import User
 
-    from evalhub.celery import app
     from evalhub.providers.models import OFFLINE_BASE_URL, OFFLINE_MODEL, Provider, offline_provider
     from runs.experiments.models import Experiment
     from runs.experiments.services import ModelChoice, experiment_start
@@ -105,9 +104,7 @@ def bench_run(scenario_count: int, trials: int, concurrency: int) -> None:
             time.sleep(0.2)
     finally:
         workers.stop()
-        with app.connection_for_write() as conn:
-            conn.default_channel.queue_purge(QUEUE)
-            conn.default_channel.queue_delete(QUEUE)
+        delete_queue()
     runs = list(Run.objects.filter(experiment=experiment))
     wall = (max(r.finished_at for r in runs if r.finished_at) - experiment.created_at).total_seconds()
     own = sum(r.duration_ms or 0 for r in runs) / 1000

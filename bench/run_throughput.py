@@ -64,6 +64,17 @@ def recreate_postgres_database(url: str) -> None:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
+def delete_queue() -> None:
+    """Drop this script's queue, and what kombu's Redis transport leaves behind of it (its binding sets)."""
+    from evalhub.celery import app
+
+    with app.connection_for_write() as conn:
+        channel = conn.default_channel
+        channel.queue_purge(QUEUE)
+        channel.queue_delete(QUEUE)
+        channel.client.delete(f"_kombu.binding.{QUEUE}", f"_kombu.binding_permanent.{QUEUE}")
+
+
 class Workers:
     """The worker processes of one measurement. Each is its own session, so stopping it stops its children."""
 
@@ -170,7 +181,6 @@ def main() -> None:
     from django.contrib.auth.models import User
     from django.core.management import call_command
 
-    from evalhub.celery import app
     from tests.base import make_demo_server, make_scenario
 
     call_command("migrate", verbosity=0)
@@ -183,12 +193,7 @@ def main() -> None:
             results.append(measure(count, args.pool, args.runs, scenario, user))
             print(f"… {count} worker process(es): {results[-1]['runs/min']:.1f} runs/min", flush=True)
     finally:
-        with app.connection_for_write() as conn:
-            channel = conn.default_channel
-            channel.queue_purge(QUEUE)
-            channel.queue_delete(QUEUE)
-            # kombu's Redis transport leaves the queue's binding sets behind; they name only our queue.
-            channel.client.delete(f"_kombu.binding.{QUEUE}", f"_kombu.binding_permanent.{QUEUE}")
+        delete_queue()
 
     print(f"\nRuns completed per minute — offline model, demo server over stdio, {args.pool} pool,")
     print(f"PostgreSQL + Redis, {os.cpu_count()} CPUs (1-min load average shown before/after each measurement)\n")
