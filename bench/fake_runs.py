@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -156,6 +157,100 @@ def record(rng: random.Random, prompt: str, model: str, base_ms: int) -> dict[st
         "output_tokens": output_tokens,
         "cost_usd": cost,
     }
+
+
+ACTIVE = ("queued", "running")
+RECORD_FIELDS = (
+    "transcript",
+    "tool_calls",
+    "tool_names",
+    "final_text",
+    "model_calls",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+)
+ERRORS = [
+    {"step": "model call 2", "kind": "timeout", "message": "The model timed out."},
+    {"step": "connect", "kind": "server_exited", "message": "The server exited before answering initialize."},
+]
+
+
+def history(
+    rng: random.Random, runs: int, scenarios: list[Any], pool: list[dict[str, Any]], user: int, provider: int, now: Any
+) -> Iterator[dict[str, Any]]:
+    """`runs` runs over 180 days before `now`, outside experiments, as fields of runs_run (copy_runs fills the rest):
+    ~88% done / 7% error / 5% cancelled, the last 10 queued and running, verdicts as the rule gives them."""
+    from runs.verdict.errors import error_cause
+
+    span = timedelta(days=180).total_seconds()
+    settings = {
+        scenario.pk: json.dumps(
+            {
+                "prompt": scenario.prompt,
+                "system_prompt": "",
+                "max_turns": 10,
+                "max_tool_calls": 25,
+                "time_limit_seconds": 300,
+                "expected_tools": scenario.expected_tools,
+                "expected": None,
+                "pass_threshold": 0.7,
+            }
+        )
+        for scenario in scenarios
+    }
+    for index in range(runs):
+        scenario = rng.choice(scenarios)
+        created = now - timedelta(seconds=span * (1 - index / runs) + 60)
+        recent = runs - index
+        status = (
+            "queued"
+            if recent <= 5
+            else "running"
+            if recent <= 10
+            else rng.choices(["done", "error", "cancelled"], weights=[88, 7, 5])[0]
+        )
+        item = rng.choice(pool) if status != "queued" else None
+        duration = rng.randint(800, 60_000)
+        started_at = created + timedelta(milliseconds=rng.randint(20, 3000)) if status != "queued" else None
+        finished = started_at + timedelta(milliseconds=duration) if started_at and status not in ACTIVE else None
+        row: dict[str, Any] = {
+            "scenario_id": scenario.pk,
+            "status": status,
+            "stop_reason": {"done": "completed", "error": "error", "cancelled": "cancelled"}.get(status, ""),
+            "provider_id": provider,
+            "model": scenario.model if rng.random() < 0.8 else rng.choice(MODELS),
+            "server_id": scenario.server_id,
+            "settings": settings[scenario.pk],
+            "started_by_id": user,
+            "created_at": created,
+            "started_at": started_at,
+            "finished_at": finished,
+            # Running rows beat "in the future" so the page's reaper leaves them running while we measure.
+            "heartbeat_at": now + timedelta(days=1) if status == "running" else finished,
+            "worker": "celery@bench" if started_at else "",
+            "phase": "model call 2" if status == "running" else "",
+            "duration_ms": duration if finished else None,
+        }
+        if item:
+            row.update({key: item[key] for key in RECORD_FIELDS})
+            row["all_tool_calls"] = item["tool_calls"]
+        else:
+            row["transcript"] = json.dumps({"prompt": scenario.prompt, "steps": []})
+        if status == "done":
+            score = rng.choice([0.0, 0.33, 0.5, 0.67, 1.0, 1.0, 1.0, 1.0])
+            passed = score >= 0.7
+            row.update(score=score, passed=passed, verdict="pass" if passed else "fail")
+            row["score_reason"] = "All expected tools were called." if passed else ""
+            if not passed:
+                row.update(failure_cause="agent", failure_reason=f"agent: the score {score:.2f} is below 0.70")
+        elif status == "error":
+            error = rng.choice(ERRORS)
+            cause = error_cause(error["step"], error["kind"])
+            verdict = "fail" if cause in ("server", "agent") else "inconclusive"
+            row.update(error=error, verdict=verdict, failure_cause=cause, failure_reason=f"{cause}: {error['message']}")
+            row["passed"] = False if verdict == "fail" else None
+        yield row
 
 
 def copy_runs(cursor: Any, rows: Iterable[dict[str, Any]]) -> int:

@@ -30,7 +30,6 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -40,25 +39,10 @@ sys.path.insert(0, str(ROOT))
 VAR_DIR = Path(os.environ.setdefault("EVALHUB_VAR_DIR", "/tmp/evalhub-bench"))
 
 from fake_experiments import load_experiment  # noqa: E402 — bench/ is the script's folder
-from fake_runs import MODELS, TAGS, TOOLS, WORDS, copy_runs, record, words  # noqa: E402
+from fake_runs import MODELS, TAGS, TOOLS, WORDS, copy_runs, history, record, words  # noqa: E402
 
 SCENARIOS = 40
 EXPERIMENT_MODELS = MODELS[1:]  # 5 models: an experiment of 40 scenarios x 5 models x 25 trials is 5,000 runs
-ACTIVE = ("queued", "running")
-RECORD_FIELDS = (
-    "transcript",
-    "tool_calls",
-    "tool_names",
-    "final_text",
-    "model_calls",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
-)
-ERRORS = [
-    {"step": "model call 2", "kind": "timeout", "message": "The model timed out."},
-    {"step": "connect", "kind": "server_exited", "message": "The server exited before answering initialize."},
-]
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -94,9 +78,9 @@ def prepare_environment(reuse: bool, runs: int) -> bool:
     return True
 
 
-def load(runs: int, experiment_trials: int) -> tuple[dict[str, float], dict[str, int]]:
+def load(runs: int, experiment_trials: int) -> dict[str, float]:
     """Create the users, scenarios and tags, COPY the runs in (two experiments' among them); return sizes and
-    timings, and the ids of the experiments (baseline, candidate, one of a single run)."""
+    timings."""
     from django.contrib.auth.models import User
     from django.db import connection
     from django.utils import timezone
@@ -143,102 +127,23 @@ def load(runs: int, experiment_trials: int) -> tuple[dict[str, float], dict[str,
     with connection.cursor() as cursor:
         # psycopg's own cursor: Django has no COPY
         copy_runs(cursor.cursor, history(rng, runs - experiment_runs, scenarios, pool, user.pk, provider.pk, now))
-    experiments = load_experiments(scenarios, experiment_trials, pool, user, now - timedelta(hours=6))
+    load_experiments(scenarios, experiment_trials, pool, user, now - timedelta(hours=6))
     copied = time.perf_counter()
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")
         cursor.execute("SELECT pg_total_relation_size('runs_run'), count(*) FROM runs_run")
         size, count = cursor.fetchone()
     assert count == runs, f"loaded {count} runs, not {runs}"
-    sizes = {
+    return {
         "setup s": generated - started,
         "COPY s": copied - generated,
         "VACUUM ANALYZE s": time.perf_counter() - copied,
         "JSON bytes per run": json_bytes,
         "table MB": size / 1e6,
     }
-    return sizes, experiments
 
 
-def history(
-    rng: random.Random, runs: int, scenarios: list[Any], pool: list[dict[str, Any]], user: int, provider: int, now: Any
-) -> Iterator[dict[str, Any]]:
-    """180 days of runs outside experiments, as fields of runs_run (fake_runs.copy_runs fills the rest)."""
-    from runs.verdict.errors import error_cause
-
-    span = timedelta(days=180).total_seconds()
-    settings = {
-        scenario.pk: json.dumps(
-            {
-                "prompt": scenario.prompt,
-                "system_prompt": "",
-                "max_turns": 10,
-                "max_tool_calls": 25,
-                "time_limit_seconds": 300,
-                "expected_tools": scenario.expected_tools,
-                "expected": None,
-                "pass_threshold": 0.7,
-            }
-        )
-        for scenario in scenarios
-    }
-    for index in range(runs):
-        scenario = rng.choice(scenarios)
-        created = now - timedelta(seconds=span * (1 - index / runs) + 60)
-        recent = runs - index
-        status = (
-            "queued"
-            if recent <= 5
-            else "running"
-            if recent <= 10
-            else rng.choices(["done", "error", "cancelled"], weights=[88, 7, 5])[0]
-        )
-        item = rng.choice(pool) if status != "queued" else None
-        duration = rng.randint(800, 60_000)
-        started_at = created + timedelta(milliseconds=rng.randint(20, 3000)) if status != "queued" else None
-        finished = started_at + timedelta(milliseconds=duration) if started_at and status not in ACTIVE else None
-        row: dict[str, Any] = {
-            "scenario_id": scenario.pk,
-            "status": status,
-            "stop_reason": {"done": "completed", "error": "error", "cancelled": "cancelled"}.get(status, ""),
-            "provider_id": provider,
-            "model": scenario.model if rng.random() < 0.8 else rng.choice(MODELS),
-            "server_id": scenario.server_id,
-            "settings": settings[scenario.pk],
-            "started_by_id": user,
-            "created_at": created,
-            "started_at": started_at,
-            "finished_at": finished,
-            # Running rows beat "in the future" so the page's reaper leaves them running while we measure.
-            "heartbeat_at": now + timedelta(days=1) if status == "running" else finished,
-            "worker": "celery@bench" if started_at else "",
-            "phase": "model call 2" if status == "running" else "",
-            "duration_ms": duration if finished else None,
-        }
-        if item:
-            row.update({key: item[key] for key in RECORD_FIELDS})
-            row["all_tool_calls"] = item["tool_calls"]
-        else:
-            row["transcript"] = json.dumps({"prompt": scenario.prompt, "steps": []})
-        if status == "done":
-            score = rng.choice([0.0, 0.33, 0.5, 0.67, 1.0, 1.0, 1.0, 1.0])
-            passed = score >= 0.7
-            row.update(score=score, passed=passed, verdict="pass" if passed else "fail")
-            row["score_reason"] = "All expected tools were called." if passed else ""
-            if not passed:
-                row.update(failure_cause="agent", failure_reason=f"agent: the score {score:.2f} is below 0.70")
-        elif status == "error":
-            error = rng.choice(ERRORS)
-            cause = error_cause(error["step"], error["kind"])
-            verdict = "fail" if cause in ("server", "agent") else "inconclusive"
-            row.update(error=error, verdict=verdict, failure_cause=cause, failure_reason=f"{cause}: {error['message']}")
-            row["passed"] = False if verdict == "fail" else None
-        yield row
-
-
-def load_experiments(
-    scenarios: list[Any], trials: int, pool: list[dict[str, Any]], user: Any, created: Any
-) -> dict[str, int]:
+def load_experiments(scenarios: list[Any], trials: int, pool: list[dict[str, Any]], user: Any, created: Any) -> None:
     """Two experiments of scenarios x EXPERIMENT_MODELS x trials runs, and one of a single run (the query count
     that every experiment page should match)."""
     from evalhub.providers.models import Provider
@@ -247,17 +152,14 @@ def load_experiments(
     provider.set_secrets(api_key="", headers={})
     provider.save()
     models = [(provider, model) for model in EXPERIMENT_MODELS]
-    made = {
-        label: load_experiment(
+    for label, chosen, matrix, count in [
+        ("baseline", scenarios, models, trials),
+        ("candidate", scenarios, models, trials),
+        ("one run", scenarios[:1], models[:1], 1),
+    ]:
+        load_experiment(
             label=label, scenarios=chosen, models=matrix, trials=count, pool=pool, user=user, created=created
-        ).pk
-        for label, chosen, matrix, count in [
-            ("baseline", scenarios, models, trials),
-            ("candidate", scenarios, models, trials),
-            ("one run", scenarios[:1], models[:1], 1),
-        ]
-    }
-    return made
+        )
 
 
 def runs_list_cases() -> list[tuple[str, str]]:
@@ -379,7 +281,7 @@ def main() -> None:
     from django.db import connection
 
     call_command("migrate", verbosity=0)
-    loaded = load(args.runs, args.experiment_trials)[0] if fresh else {}
+    loaded = load(args.runs, args.experiment_trials) if fresh else {}
     with connection.cursor() as cursor:
         cursor.execute("SELECT version()")
         version = cursor.fetchone()[0].split(" on ")[0]
