@@ -43,6 +43,8 @@ def bench_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     """The environment of one bench: its own EVALHUB_VAR_DIR and, on PostgreSQL, its own database (dropped after)."""
     env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
     env.update(EVALHUB_VAR_DIR=str(tmp_path), PYTHONUNBUFFERED="1", DJANGO_SETTINGS_MODULE="evalhub.settings")
+    # Benches that make temporary folders of their own (mkdtemp) leave them here, where pytest cleans up.
+    env["TMPDIR"] = str(tmp_path)
     if not ON_POSTGRES:
         yield env
         return
