@@ -110,7 +110,7 @@ class NoDatabaseBenchTests:
 
 class RunBenchTests:
     def test_run_harness(self, bench_env: dict[str, str]) -> None:
-        args = ["--runs", "2", "--warmup", "1", "--scale-samples", "1"]
+        args = ["--runs", "1", "--warmup", "0", "--scale-samples", "1"]
         if ON_POSTGRES:
             args += ["--database-url", bench_env["DATABASE_URL"]]
         output = run_bench(bench_env, "run_harness.py", *args)
