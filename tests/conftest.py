@@ -21,6 +21,32 @@ TEST_QUEUE = f"evalhub-test-{uuid.uuid4().hex[:8]}"
 celery_app.conf.task_default_queue = TEST_QUEUE
 
 
+# `.ci/run` runs the suite twice: on the embedded defaults, then on the production stack (EVALHUB_TEST_TIER=production:
+# PostgreSQL and a Redis broker). The second run is there to prove what depends on those services; a test that
+# touches neither the database nor the broker behaves the same on both, so it runs once, on the embedded tier.
+DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences", "live_server"})
+
+
+def touches_services(item: pytest.Item) -> bool:
+    uses_database = DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
+    return bool(uses_database or item.get_closest_marker("django_db") or item.get_closest_marker("worker"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("EVALHUB_TEST_TIER") != "production":
+        return
+    once = [item for item in items if not touches_services(item)]
+    if once:
+        config.hook.pytest_deselected(items=once)
+        items[:] = [item for item in items if touches_services(item)]
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if os.environ.get("EVALHUB_TEST_TIER") == "production":
+        return "production tier: tests that touch neither the database nor the broker ran on the embedded tier"
+    return None
+
+
 @pytest.fixture(scope="session", autouse=True)
 def purge_test_queue() -> Iterator[None]:
     """Runs started by tests without a worker leave messages behind; drop them with the session's queue."""
@@ -97,13 +123,12 @@ def start_worker(log_path: Path, *flags: str) -> subprocess.Popen[bytes]:
 
 
 def stop_worker(process: subprocess.Popen[bytes], log_path: Path) -> None:
+    """Kill the worker's process group at once. A test ends with its worker idle or its outcome already asserted, so
+    Celery's warm shutdown would only add its wait (up to 2 s polling the filesystem broker, then its timer): 3 to 6 s
+    per test. Shutdown itself is proven where it is the subject (tests/runs/test_worker_kill.py, test_serve.py)."""
     if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
     if os.environ.get("CI"):
         print(f"--- {log_path.name} ---\n{log_path.read_text(errors='replace')[-4000:]}")
 
