@@ -29,7 +29,8 @@ DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequen
 
 def touches_services(item: pytest.Item) -> bool:
     uses_database = DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
-    return bool(uses_database or item.get_closest_marker("django_db") or item.get_closest_marker("worker"))
+    marked = any(item.get_closest_marker(name) for name in ("django_db", "worker", "services"))
+    return bool(uses_database or marked)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -108,6 +108,7 @@ class NoDatabaseBenchTests:
         assert headline(output, "p99") > 0
 
 
+@pytest.mark.services
 class RunBenchTests:
     def test_run_harness(self, bench_env: dict[str, str]) -> None:
         args = ["--runs", "1", "--warmup", "0", "--scale-samples", "1"]
@@ -142,6 +143,7 @@ class RunBenchTests:
         assert float(found[1]) > 0
 
 
+@pytest.mark.services
 class PostgresBenchTests:
     @needs_postgres
     def test_runs_list_pg(self, bench_env: dict[str, str]) -> None:
