@@ -165,7 +165,7 @@ class RunFiltersIn(Schema):
     status: RunStatus | None = None
     passed: bool | None = None
     verdict: Literal["pass", "fail", "inconclusive"] | None = Field(None, description="The runs with this verdict.")
-    cause: Literal["agent", "server", "provider", "judge", "simulator", "budget", "harness"] | None = Field(
+    cause: Literal["agent", "server", "provider", "judge", "simulator", "budget", "harness", "review"] | None = Field(
         None, description="The runs that did not pass for this cause."
     )
     model: str | None = Field(None, max_length=200)

@@ -96,7 +96,8 @@ class ReviewDeletedOut(Schema):
 )
 def delete_review(request: HttpRequest, run_id: int, review_id: int) -> dict[str, Any]:
     """Your own review, or anyone's when you are staff; the run's verdict follows the reviews left."""
-    review = Review.objects.select_related("reviewer").filter(pk=review_id, run_id=run_id).first()
+    run = get_or_404(Run.objects.all(), "Run", run_id)
+    review = run.reviews.select_related("reviewer").filter(pk=review_id).first()
     if review is None:
         raise not_found("Review", review_id)
     require_review_delete(acting_user(request), review)
