@@ -5,8 +5,9 @@ The one place a run's `verdict`, `passed`, `failure_cause`, `failure_reason` and
 
 A review overrides: `auto_verdict` keeps what the rule decided, and when people reviewed the run its
 `human_verdict` (runs.reviews.rule) becomes `verdict` and `passed`, which everything else reads. A run people failed
-that the rule did not fail gets the cause `review` and the reviewer's note as its reason; one they passed has no
-failure cause; one both failed keeps the rule's cause and reason, which say more.
+that the rule did not fail gets the cause `review`, the reviewer's note as its reason and a failed "request
+satisfied" stage; one they passed has no failure cause; one both failed keeps the rule's cause and reason, which
+say more.
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ def _apply_review(run: Run) -> None:
     who = review.reviewer.get_username() if review else "a reviewer"
     note = f": “{review.note}”" if review and review.note else ""
     run.failure_cause, run.failure_reason = "review", f"Reviewed fail by {who}{note}"[:1000]
+    # People judged the request not satisfied: that stage is where the run failed (what experiments count).
+    run.stages = [
+        {**stage, "state": "failed"} if stage.get("stage") == "request satisfied" else stage for stage in run.stages
+    ]
 
 
 def run_facts(run: Run, results: Sequence[ScoreResult]) -> RunFacts:

@@ -56,11 +56,9 @@ def judge(run: Run, *, passed: bool, judge_name: str = "Restraint judge") -> Run
 
 
 def judged_run(scenario: Scenario, *, passed: bool = True, **fields: Any) -> Run:
-    run = Run.objects.create(
-        scenario=scenario,
-        model=scenario.model,
-        settings={"prompt": scenario.prompt, "pass_threshold": 0.7},
-        transcript={"prompt": scenario.prompt, "steps": []},
-        **fields,
-    )
+    defaults = {
+        "settings": {"prompt": scenario.prompt, "pass_threshold": 0.7},
+        "transcript": {"prompt": scenario.prompt, "steps": []},
+    }
+    run = Run.objects.create(scenario=scenario, model=scenario.model, **(defaults | fields))
     return judge(run, passed=passed)

@@ -38,6 +38,7 @@ class OverrideTests:
         assert (run.verdict, run.passed, run.auto_verdict, run.human_verdict) == ("fail", False, "pass", "fail")
         assert run.failure_cause == "review"
         assert run.failure_reason == "Reviewed fail by bob: “asked nothing before booking”"
+        assert {s["stage"]: s["state"] for s in run.stages}["request satisfied"] == "failed"
 
     def test_a_review_that_passes_a_failed_run_clears_its_cause_and_deleting_it_brings_the_rule_back(
         self, bob: User
@@ -152,6 +153,7 @@ class ExperimentFollowsReviewsTests:
 
         cell.refresh_from_db()
         assert (cell.passes, cell.counted, cell.failure_causes) == (2, 3, {"review": 1})
+        assert cell.failed_stages == {"request satisfied": 1}
         (result,) = gated()
         assert result.failures, "a trial people failed fails the gate (CLI exit 1)"
         junit = ET.fromstring(to_junit([result], title="t"))
