@@ -85,6 +85,8 @@ class Run(models.Model):
         "score",
         "passed",
         "verdict",
+        "auto_verdict",
+        "human_verdict",
         "failure_cause",
         "failure_reason",
         "settings",

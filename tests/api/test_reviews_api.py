@@ -116,3 +116,16 @@ class ReviewExportApiTests:
         )
         assert line["note"] == "the tool was down; it said so"
         assert_error(make_client(bob, "evaluate:read").get("/api/v1/reviews"), 403, "INSUFFICIENT_PERMISSIONS")
+
+
+@pytest.mark.django_db
+class SuiteExportTests:
+    def test_a_suite_export_leaves_reviews_out(self, bob: User) -> None:
+        scenario = demo_scenario(name="Booking scenario")
+        run = judged_run(scenario)
+        post(key_client(bob, WRITER), run, {"verdict": "fail", "note": "REVIEW-NOTE-NOT-IN-SUITES"})
+
+        text = key_client(bob, ["evaluate:read"]).get("/api/v1/suites/export").content.decode()
+
+        assert "booking scenario" in text.lower()
+        assert "REVIEW-NOTE-NOT-IN-SUITES" not in text and "reviews" not in text and "human_verdict" not in text

@@ -109,3 +109,14 @@ class ReviewDeleteTests:
         review_save(run=run, reviewer=charlie, verdict="fail")
         page = client_of(bob).get(reverse("runs:detail", args=[run.pk])).content.decode()
         assert 'id="reviewers-disagree"' in page
+
+
+@pytest.mark.django_db
+class RunsListTests:
+    def test_a_reviewed_run_is_marked_in_the_runs_list(self, bob: User) -> None:
+        reviewed, other = judged_run(demo_scenario(), passed=True), judged_run(demo_scenario(name="Other"), passed=True)
+        review_save(run=reviewed, reviewer=bob, verdict="fail")
+        page = client_of(bob).get(reverse("runs:list")).content.decode()
+        row = page.split(f'id="run-{reviewed.pk}"')[1].split("</tr>")[0]
+        assert 'data-verdict="fail"' in row and "reviewed-mark" in row and "automatic one was pass" in row
+        assert "reviewed-mark" not in page.split(f'id="run-{other.pk}"')[1].split("</tr>")[0]
