@@ -4,6 +4,7 @@ on the page before the answer. Screenshots at 1280 and 800 px (also copied to /w
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,7 @@ class ReviewQueueBrowserTests:
         expect(page.get_by_label("Blind")).to_be_checked()
         page.get_by_label("Runs", exact=True).fill("5")
         page.get_by_role("button", name="Start reviewing").click()
+        started = time.monotonic()
 
         for position in range(1, 6):
             expect(page.locator("#review-progress")).to_have_text(f"{position} / 5")
@@ -73,6 +75,8 @@ class ReviewQueueBrowserTests:
             page.keyboard.press("n")
 
         expect(page).to_have_url(f"{live_server.url}/runs/reviews/")
+        # A figure for the notes (screenshots included), not an assertion: the machine is shared.
+        print(f"\n{width} px: 5 runs reviewed by keyboard in {time.monotonic() - started:.1f} s")
         reviews = Review.objects.filter(reviewer=bob)
         assert reviews.count() == 5 and all(review.blind for review in reviews)
         assert {r.run_id: r.verdict for r in reviews} == answers

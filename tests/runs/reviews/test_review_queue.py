@@ -15,6 +15,7 @@ from runs.events.models import RunEvent
 from runs.models import Review, Run
 from runs.reviews.queue import SESSION_KEY
 from runs.reviews.services import review_save
+from tests.runs.experiments.helpers import start, tagged_scenarios
 from tests.runs.reviews.helpers import JUDGE_REASON, demo_scenario, judged_run
 
 Capture = Any
@@ -75,6 +76,15 @@ class QueueBuildTests:
         assert "From: “yesterday” is not a date; use YYYY-MM-DD." in page
         page = client.post(reverse("runs:reviews"), {"size": "500"}).content.decode()
         assert "Runs: “500” is not a number from 1 to 200." in page
+
+    def test_the_experiment_page_links_to_a_prefilled_queue(self, bob: User) -> None:
+        experiment = start(tagged_scenarios(1), trials=2)
+        client = client_of(bob)
+        page = client.get(reverse("experiments:detail", args=[experiment.pk])).content.decode()
+        link = f'{reverse("runs:reviews")}?experiment={experiment.pk}&amp;size=20&amp;blind=1'
+        assert link in page
+        form = client.get(link.replace("&amp;", "&")).content.decode()
+        assert f'<option value="{experiment.pk}" selected>' in form
 
     def test_it_needs_csrf(self, bob: User) -> None:
         client = Client(enforce_csrf_checks=True)
