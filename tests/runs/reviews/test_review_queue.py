@@ -81,7 +81,7 @@ class QueueBuildTests:
         experiment = start(tagged_scenarios(1), trials=2)
         client = client_of(bob)
         page = client.get(reverse("experiments:detail", args=[experiment.pk])).content.decode()
-        link = f'{reverse("runs:reviews")}?experiment={experiment.pk}&amp;size=20&amp;blind=1'
+        link = f"{reverse('runs:reviews')}?experiment={experiment.pk}&amp;size=20&amp;blind=1"
         assert link in page
         form = client.get(link.replace("&amp;", "&")).content.decode()
         assert f'<option value="{experiment.pk}" selected>' in form
