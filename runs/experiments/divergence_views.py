@@ -52,7 +52,22 @@ def run_divergence(request: HttpRequest, run_id: int) -> HttpResponse:
         context["choices"] = (
             Run.objects.filter(scenario_id=candidate.scenario_id, status__in=Run.FINISHED)
             .exclude(pk=candidate.pk)
-            .only("pk", "status", "passed", "score", "model", "created_at", "settings", "scenario_id")
+            # What each choice's badge reads (verdict, cause, reason, whether people reviewed it): one query.
+            .only(
+                "pk",
+                "status",
+                "passed",
+                "score",
+                "model",
+                "created_at",
+                "settings",
+                "scenario_id",
+                "verdict",
+                "auto_verdict",
+                "human_verdict",
+                "failure_cause",
+                "failure_reason",
+            )
             .order_by("-passed", "-created_at")[:PICKER_SIZE]
         )
         return render(request, "experiments/run_divergence.html", context)
