@@ -15,6 +15,8 @@ provider or a scorer, duplicate a scenario or a scorer (the copy is theirs). Cha
   staff's);
 - an experiment is pinned as its tag's baseline (which every `--baseline pinned` gate of the tag then trusts) by
   whoever started it, whoever may change every scenario the tag holds, or staff (`require_pin`);
+- a run is reviewed by anyone who may see it (everyone signed in); a review is changed only by its author (saving
+  always writes the signed-in user's own review) and deleted by its author or staff (`review_delete_refusal`);
 - providers and the models EvalHub uses are staff's (they hold the install's credentials: see
   evalhub.providers.views.staff_required); API keys are their owner's alone (evalhub.api_keys).
 
@@ -31,7 +33,7 @@ from django.core.exceptions import PermissionDenied
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
 from runs.experiments.models import Experiment
-from runs.models import Run
+from runs.models import Review, Run
 from scorers.models import Scorer
 
 User = AbstractBaseUser | AnonymousUser
@@ -141,3 +143,21 @@ def acknowledge_refusal(user: User, server: McpServer) -> str:
     if can_change(user, server):
         return ""
     return f"Only {acknowledgers(server)} can allow the tools of “{server}” to be called for real."
+
+
+def review_delete_refusal(user: User, review: Review) -> str:
+    """Why `user` may not delete `review`, or "" when they may: its author or staff. A label is its author's word;
+    staff clean up (a departed colleague's, a mistaken batch), nobody else rewrites what someone else said."""
+    if is_staff(user) or (user.pk is not None and review.reviewer_id == user.pk):
+        return ""
+    return f"Only {review.reviewer.get_username()} (who wrote it) or staff can delete review #{review.pk}."
+
+
+def can_delete_review(user: User, review: Review) -> bool:
+    return not review_delete_refusal(user, review)
+
+
+def require_review_delete(user: User, review: Review) -> None:
+    refusal = review_delete_refusal(user, review)
+    if refusal:
+        raise PermissionDenied(refusal)

@@ -15,8 +15,18 @@ from evalhub.servers.models import McpServer, ToolSnapshot
 from runs.conversation.simulator import simulator_totals
 from runs.events.models import RunEvent
 from runs.experiments.models import BaselinePin, Experiment, ExperimentCell
+from runs.reviews.models import Review
 
-__all__ = ["BaselinePin", "DailyRunQuota", "Experiment", "ExperimentCell", "Run", "RunEvent", "ScoreResult"]
+__all__ = [
+    "BaselinePin",
+    "DailyRunQuota",
+    "Experiment",
+    "ExperimentCell",
+    "Review",
+    "Run",
+    "RunEvent",
+    "ScoreResult",
+]
 
 
 class DailyRunQuota(models.Model):
@@ -127,9 +137,15 @@ class Run(models.Model):
     score = models.FloatField(null=True, blank=True, db_index=True)
     passed = models.BooleanField(null=True, blank=True, db_index=True)
     score_reason = models.TextField(blank=True)
-    # The verdict (runs.verdict): "pass", "fail", "inconclusive", or "" while there is none (queued, running,
-    # cancelled). `passed` mirrors it (None when inconclusive); the score stays the weighted mean.
+    # The run's verdict: "pass", "fail", "inconclusive", or "" while there is none (queued, running, cancelled).
+    # It is the human verdict when people reviewed the run, else the automatic one; everything (experiments,
+    # charts, reports, the gate, the API, events) reads this field. `passed` mirrors it (None when inconclusive);
+    # the score stays the weighted mean. runs.run_verdict is the one place that writes them.
     verdict = models.CharField(max_length=12, blank=True, db_index=True)
+    # What runs.verdict decided from the run's record and scorers, kept when a review overrides it.
+    auto_verdict = models.CharField(max_length=12, blank=True, db_index=True)
+    # What the run's reviewers say (runs.reviews.rule): "pass", "fail", or "" when nobody reviewed it.
+    human_verdict = models.CharField(max_length=4, blank=True, db_index=True)
     failure_cause = models.CharField(max_length=10, blank=True, db_index=True)
     failure_reason = models.TextField(blank=True)
     stages = models.JSONField(default=list, blank=True)

@@ -1,7 +1,12 @@
 """A stored run's verdict: gather its facts, let `runs.verdict.decide` judge, write the result on the run.
 
 The one place a run's `verdict`, `passed`, `failure_cause`, `failure_reason` and `stages` are set; the worker
-(after scoring or an error), the reaper and re-scoring all call `apply_verdict`.
+(after scoring or an error), the reaper, re-scoring and reviews (runs.reviews.services) all call `apply_verdict`.
+
+A review overrides: `auto_verdict` keeps what the rule decided, and when people reviewed the run its
+`human_verdict` (runs.reviews.rule) becomes `verdict` and `passed`, which everything else reads. A run people failed
+that the rule did not fail gets the cause `review` and the reviewer's note as its reason; one they passed has no
+failure cause; one both failed keeps the rule's cause and reason, which say more.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from runs.code_mode.typed_api import RUN_CODE
 from runs.models import Run, ScoreResult
 from runs.verdict import Check, RunFacts, ToolCallFact, decide, stage_chain
 
-VERDICT_FIELDS = ("verdict", "passed", "failure_cause", "failure_reason", "stages", "self_judging")
+VERDICT_FIELDS = ("verdict", "auto_verdict", "passed", "failure_cause", "failure_reason", "stages", "self_judging")
 # A code-mode program is not a tool of the server: its nested calls are recorded after it and judged one by one.
 _HARNESS_TOOLS = frozenset({RUN_CODE})
 
@@ -33,6 +38,24 @@ def apply_verdict(run: Run, results: Sequence[ScoreResult] = ()) -> None:
     run.self_judging = any(
         result.scorer_kind == "judge" and (result.details or {}).get("self_judging") for result in results
     )
+    run.auto_verdict = decision.verdict
+    if run.human_verdict and decision.verdict:
+        _apply_review(run)
+
+
+def _apply_review(run: Run) -> None:
+    human = run.human_verdict
+    if human == run.auto_verdict:
+        return
+    run.verdict, run.passed = human, human == "pass"
+    if human == "pass":
+        run.failure_cause, run.failure_reason = "", ""
+        return
+    # The latest review that says "fail": whose word failed the run, and why.
+    review = run.reviews.filter(verdict="fail").select_related("reviewer").order_by("-updated_at", "-id").first()
+    who = review.reviewer.get_username() if review else "a reviewer"
+    note = f": “{review.note}”" if review and review.note else ""
+    run.failure_cause, run.failure_reason = "review", f"Reviewed fail by {who}{note}"[:1000]
 
 
 def run_facts(run: Run, results: Sequence[ScoreResult]) -> RunFacts:

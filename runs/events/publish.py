@@ -195,3 +195,12 @@ def quota_changed(status: QuotaStatus) -> None:
         "resets_at": status.resets_at.isoformat(),
     }
     publish_at_commit([_event("quota.changed", data)])
+
+
+def run_reviewed(run: Run, *, reviews: int) -> None:
+    """Someone reviewed a run (or deleted a review): its verdict now, the human one, and how many reviews it has.
+
+    Never the automatic verdict, the score, a scorer's reason or the note: a reviewer in blind mode may be
+    watching, and the note is text a person wrote about the run, which stays behind the run's page."""
+    data = {"verdict": run.verdict, "passed": run.passed, "human_verdict": run.human_verdict, "reviews": reviews}
+    publish_at_commit([_event("run.reviewed", data, run=run)])

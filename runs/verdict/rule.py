@@ -8,7 +8,8 @@ from typing import Any
 
 from runs.verdict.errors import error_cause, error_stage
 
-CAUSES = ("agent", "server", "provider", "judge", "simulator", "budget", "harness")
+# "review": people failed a run the rule did not fail (runs.run_verdict sets it; `decide` never returns it).
+CAUSES = ("agent", "server", "provider", "judge", "simulator", "budget", "harness", "review")
 VERDICTS = ("pass", "fail", "inconclusive")
 # Stop reasons that end a run before the agent finished: the run did not do what was asked.
 BUDGET_STOPS = {
