@@ -135,6 +135,11 @@ class BulkStartIn(Schema):
     scenario_ids: list[Id] = Field([], max_length=500)
     tag: str | None = Field(None, max_length=50, description="Run every scenario with this tag.")
     model: str | None = Field(None, max_length=200, description="Override every scenario's model.")
+    judges: Literal["all", "calibrated"] | None = Field(
+        None,
+        description="\"calibrated\": only judges calibrated against people's reviews decide these runs' verdicts; "
+        "the others are advisory. Default: the site's EVALHUB_GATE_JUDGES.",
+    )
     acknowledge_side_effects: bool = Field(
         False,
         description="Accept that execution-level scenarios call their server's tools for real (recorded per server "
@@ -231,7 +236,7 @@ def start_runs(request: HttpRequest, payload: BulkStartIn) -> Status:
                 f"The provider of {unserved[0]!r} does not serve {model!r}.", field="model", scenarios=unserved
             )
     side_effects_settle(scenarios=scenarios, acknowledge=payload.acknowledge_side_effects, user=acting_user(request))
-    result = runs_start_many(scenarios=scenarios, user=acting_user(request), model=model)
+    result = runs_start_many(scenarios=scenarios, user=acting_user(request), model=model, judges=payload.judges or "")
     if not result.queued and result.refused:
         status = quota_status()
         details = {"queued": 0, "refused": result.refused, "used": status.used, "limit": status.limit}

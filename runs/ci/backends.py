@@ -52,7 +52,9 @@ class Backend(Protocol):
     where: str
 
     def scenario_ids(self, *, names: list[str], tags: list[str]) -> list[int]: ...
-    def start(self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool) -> Started: ...
+    def start(
+        self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool, judges: str = ""
+    ) -> Started: ...
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def records(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def ping_worker(self) -> None: ...
@@ -87,7 +89,9 @@ class LocalBackend:
             found.update(dict.fromkeys(ids))
         return list(found)
 
-    def start(self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool) -> Started:
+    def start(
+        self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool, judges: str = ""
+    ) -> Started:
         scenarios = list(Scenario.objects.filter(pk__in=scenario_ids).select_related("server", "provider"))
         scenarios.sort(key=lambda s: scenario_ids.index(s.pk))
         for scenario in scenarios:
@@ -99,7 +103,7 @@ class LocalBackend:
             side_effects_settle(scenarios=scenarios, acknowledge=acknowledge_side_effects, user=AnonymousUser())
         except SideEffectsUnacknowledged as exc:
             raise InfraError(str(exc)) from None
-        result = runs_start_many(scenarios=scenarios, user=None, model=model)
+        result = runs_start_many(scenarios=scenarios, user=None, model=model, judges=judges)
         return Started([run.pk for run in result.queued], result.refused, result.refusal)
 
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]:
@@ -131,6 +135,7 @@ class LocalBackend:
                 label=body.get("label", ""),
                 baseline=body.get("baseline_id"),
                 rerun_inconclusive=body.get("rerun_inconclusive", True),
+                judges=body.get("judges") or "",
                 user=None,
             )
         except (ExperimentInvalid, QuotaExceeded) as exc:
@@ -199,10 +204,14 @@ class RemoteBackend:
             if not page["items"] or len(items) >= page["total"]:
                 return items
 
-    def start(self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool) -> Started:
+    def start(
+        self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool, judges: str = ""
+    ) -> Started:
         body: dict[str, Any] = {"scenario_ids": scenario_ids, "acknowledge_side_effects": acknowledge_side_effects}
         if model:
             body["model"] = model
+        if judges:
+            body["judges"] = judges
         answer = self._call("POST", "/runs", json=body)
         return Started([run["id"] for run in answer["runs"]], answer["refused"], answer["refusal"])
 

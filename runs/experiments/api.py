@@ -68,6 +68,11 @@ class ExperimentIn(Schema):
     baseline_id: Id | Literal["pinned"] | None = Field(
         None, description='An experiment id, or "pinned" for the baseline pinned for `tag` (none if nothing is).'
     )
+    judges: Literal["all", "calibrated"] | None = Field(
+        None,
+        description="\"calibrated\": only judges calibrated against people's reviews decide the trials' verdicts; "
+        "the others are advisory (shown, never deciding). Default: the site's EVALHUB_GATE_JUDGES.",
+    )
     rerun_inconclusive: bool = Field(
         True,
         description="Run an inconclusive trial (provider outage, lost worker, skipped judge) once more; each "
@@ -162,6 +167,7 @@ class ExperimentSummaryOut(Schema):
         description="When the baseline was the tag's pinned one: who pinned it and when, as it stood at the start."
     )
     rerun_inconclusive: bool
+    judges: Literal["all", "calibrated"] = Field(description="Which gating judges decided the trials' verdicts.")
     status: Literal["running", "done", "cancelled"]
     progress: ProgressOut
     created_at: datetime
@@ -245,6 +251,7 @@ def start_experiment(request: HttpRequest, payload: ExperimentIn) -> Status:
             trials=payload.trials,
             baseline=payload.baseline_id,
             rerun_inconclusive=payload.rerun_inconclusive,
+            judges=payload.judges or "",
             user=acting_user(request),
         )
     except ExperimentInvalid as exc:

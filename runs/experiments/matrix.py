@@ -351,6 +351,7 @@ def experiment_record(experiment: Experiment, cells: list[ExperimentCell]) -> di
         "baseline_id": experiment.baseline_id,
         "baseline_pin": experiment.baseline_pin,
         "rerun_inconclusive": experiment.rerun_inconclusive,
+        "judges": experiment.judges,
         "status": experiment.status,
         "progress": {"finished": experiment.finished_runs, "total": experiment.total_runs},
         "created_at": experiment.created_at.isoformat(),

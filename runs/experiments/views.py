@@ -56,6 +56,7 @@ def experiment_create(request: HttpRequest) -> HttpResponse:
                 models=with_modes(data["models"], data["modes"]),
                 trials=data["trials"],
                 rerun_inconclusive=data["rerun_inconclusive"],
+                judges=data["judges"],
                 baseline=data["baseline"] or (pin_of(data["tag"]) if data["tag"] else None),
                 user=request.user,
             )
