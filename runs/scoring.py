@@ -6,6 +6,10 @@ fails when one of those failed. Each attached scorer gates at its own threshold 
 attached as advisory. A run's score is the mean of its results' scores (an errored scorer counts as 0, a skipped
 judge is left out); its verdict is `runs.run_verdict`'s: a gating scorer that errored or was skipped makes it
 inconclusive, never failed.
+
+The judges gate (`gate_judges`: the run's `judges` setting, else EVALHUB_GATE_JUDGES): under "calibrated", a gating
+judge whose calibration (scorers.calibration) is not `calibrated` is advisory for this run: its result is kept and
+shown with why, but neither gates nor counts toward the run's score, so it never decides the verdict.
 """
 
 from __future__ import annotations
@@ -223,7 +227,11 @@ def score_run(run: Run, *, finishing: tuple[str, ...] = ()) -> bool:
         ]
     else:
         results = [_default_result(run)]
-    counted = [result for result in results if result.score is not None]
+    # A judge the gate made advisory is shown but never decides: its score stays on its result, out of the run's
+    # (else a low score from a judge nobody trusts would fail the run through the threshold).
+    counted = [
+        result for result in results if result.score is not None and not (result.details or {}).get("advisory_because")
+    ]
     if counted:
         run.score = sum(result.score or 0.0 for result in counted) / len(counted)
         run.score_reason = (
@@ -233,7 +241,7 @@ def score_run(run: Run, *, finishing: tuple[str, ...] = ()) -> bool:
         )
     else:
         run.score = None
-        run.score_reason = "Every scorer was skipped, so the run has no score."
+        run.score_reason = "Every scorer was skipped or advisory, so the run has no score."
     apply_verdict(run, results)
     scored = ("score", "score_reason", *VERDICT_FIELDS)
     with transaction.atomic():
