@@ -13,6 +13,7 @@ from evalhub.servers.models import McpServer
 from runs.models import Run
 from runs.scoring import run_record
 from scorers import services
+from scorers.calibration.services import scorer_summaries
 from scorers.forms import ScorerForm
 from scorers.models import Scorer
 from scorers.usage_views import usage_context
@@ -20,8 +21,10 @@ from scorers.usage_views import usage_context
 
 @require_GET
 def scorer_list(request: HttpRequest) -> HttpResponse:
-    scorers = Scorer.objects.annotate(scenario_count=Count("scenarios"))
-    return render(request, "scorers/scorer_list.html", {"section": "scorers", "scorers": scorers})
+    scorers = list(Scorer.objects.annotate(scenario_count=Count("scenarios")))
+    calibrations = scorer_summaries(scorers=scorers)
+    rows = [(scorer, calibrations[scorer.pk]) for scorer in scorers]
+    return render(request, "scorers/scorer_list.html", {"section": "scorers", "scorers": scorers, "rows": rows})
 
 
 def _editor(request: HttpRequest, form: ScorerForm, scorer: Scorer | None) -> HttpResponse:

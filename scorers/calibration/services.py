@@ -11,6 +11,7 @@ so a person can read why.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,17 @@ class Calibration:
     @property
     def reviewed(self) -> int:
         return self.figures.reviewed
+
+    @property
+    def summary(self) -> str:
+        """One line for pickers and badges' titles: "calibrated · κ 0.82 over 24 reviewed runs"."""
+        figures, needed = self.figures, settings.EVALHUB_CALIBRATION_MIN_REVIEWS
+        if self.status == "stale":
+            return f"stale · changed since its reviews; {figures.reviewed} of {needed} reviewed runs for this version"
+        if self.status == "uncalibrated":
+            return f"uncalibrated · {figures.reviewed} of {needed} reviewed runs"
+        kappa = "undefined" if figures.kappa is None else f"{figures.kappa:.2f}"
+        return f"{self.status} · κ {kappa} over {figures.reviewed} reviewed runs"
 
     @property
     def disagreeing(self) -> tuple[int, ...]:
@@ -164,6 +176,6 @@ def expectations_calibration(*, scenario: Scenario) -> ScorerCalibration | None:
     return _calibration(results, expectations_fingerprint(scenario.expectations), "")
 
 
-def scorer_statuses(*, scorers: list[Scorer]) -> dict[int, str]:
-    """Each scorer's status, by id: what pickers show beside each judge and what the gate reads."""
-    return {scorer.pk: scorer_calibration(scorer=scorer).status for scorer in scorers}
+def scorer_summaries(*, scorers: Sequence[Scorer]) -> dict[int, Calibration]:
+    """Each scorer's current calibration, by id: what pickers and the run page show beside each judge."""
+    return {scorer.pk: scorer_calibration(scorer=scorer).current for scorer in scorers}
