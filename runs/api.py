@@ -34,6 +34,7 @@ from runs.models import Run
 from runs.quota import quota_status
 from runs.reports import FORMATS, ReportFormat, render_report
 from runs.reports.records import record_queryset, run_record, run_summary, summary_queryset
+from runs.reviews.api import ReviewOut
 from runs.services import run_cancel, runs_start_many
 
 router = Router()
@@ -75,10 +76,17 @@ class RunSummaryOut(Schema):
     finished_at: datetime | None
     score: float | None
     passed: bool | None = Field(description="True on pass, false on fail, null when inconclusive or unfinished.")
-    verdict: str = Field(description='"pass", "fail", "inconclusive", or "" while the run has none.')
+    verdict: str = Field(
+        description='"pass", "fail", "inconclusive", or "" while the run has none. The human verdict when people '
+        "reviewed the run, else the automatic one."
+    )
+    auto_verdict: str = Field(description="What the verdict rule decided from the record and the scorers.")
+    human_verdict: str | None = Field(
+        description='"pass" or "fail" by most reviewers (a tie goes to the latest review); null when unreviewed.'
+    )
     failure_cause: str = Field(
         description='Whose failure, when the run did not pass: "agent", "server", "provider", "judge", '
-        '"simulator", "budget" or "harness".'
+        '"simulator", "budget", "harness", or "review" (people failed it, the rule did not).'
     )
     failure_reason: str = Field(description="One line for a person, e.g. 'server: get_weather returned an error…'.")
     pass_threshold: float
@@ -129,6 +137,7 @@ class RunOut(RunSummaryOut):
     )
     self_judging: bool = Field(description="A gating judge's model is the model under test.")
     scores: list[ScoreOut]
+    reviews: list[ReviewOut] = Field(description="People's reviews of the run, oldest first.")
 
 
 class BulkStartIn(Schema):

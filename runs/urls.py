@@ -1,6 +1,7 @@
 from django.urls import path
 
 from runs import expectations_views, report_views, views
+from runs.reviews import views as review_views
 
 app_name = "runs"
 urlpatterns = [
@@ -12,4 +13,9 @@ urlpatterns = [
     path("<int:run_id>/rescore/", views.run_rescore, name="rescore"),
     path("<int:run_id>/save-expectations/", expectations_views.run_save_expectations, name="save_expectations"),
     path("scenario/<int:scenario_id>/rescore/", views.scenario_rescore, name="rescore_scenario"),
+    path("<int:run_id>/review/", review_views.run_review, name="review"),
+    path("reviews/", review_views.review_home, name="reviews"),
+    path("reviews/q/<str:token>/<int:position>/", review_views.review_item, name="review_item"),
+    path("reviews/<int:review_id>/delete/", review_views.review_delete_view, name="review_delete"),
+    path("reviews/export.jsonl", review_views.reviews_export, name="reviews_export"),
 ]

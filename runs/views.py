@@ -18,6 +18,7 @@ from runs.filters import RunFilters, models_used
 from runs.heartbeat import runs_reap_stale
 from runs.inspector.story import build_story, timeline
 from runs.models import Run
+from runs.reviews.views import next_to_review, review_context
 from runs.services import run_cancel, runs_rescore
 from runs.verdict import CAUSES
 from runs.verdict.rule import VERDICTS
@@ -98,6 +99,8 @@ def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "story": story,
         "timeline": timeline(story=story, duration_ms=run.duration_ms, scoring_ms=scoring_ms),
     }
+    context.update(review_context(run, request.user))
+    context["next_to_review"] = next_to_review(run, request.user)
     template = "runs/run_detail.html"
     if request.htmx:
         template += "#run-body"

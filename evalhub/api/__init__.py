@@ -240,6 +240,8 @@ def _mount_routers() -> None:
     from runs.api import router as runs_router
     from runs.events.api import router as events_router
     from runs.experiments.api import router as experiments_router
+    from runs.reviews.api import export_router as reviews_export_router
+    from runs.reviews.api import router as reviews_router
     from scorers.api import router as scorers_router
 
     api.add_router("/servers", servers_router, tags=["servers"])
@@ -247,6 +249,8 @@ def _mount_routers() -> None:
     api.add_router("/tools", tools_router, tags=["shipped evals"])
     api.add_router("/scenarios", scenarios_router, tags=["scenarios"])
     api.add_router("/runs", runs_router, tags=["runs"])
+    api.add_router("/runs", reviews_router, tags=["reviews"])
+    api.add_router("/reviews", reviews_export_router, tags=["reviews"])
     api.add_router("/experiments", experiments_router, tags=["experiments"])
     api.add_router("", system_router, tags=["system"])
     api.add_router("", events_router, tags=["events"])

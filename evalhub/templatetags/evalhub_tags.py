@@ -14,6 +14,7 @@ from django.utils.timesince import timesince
 from evalhub import permissions
 from evalhub.permissions import Changeable, User
 from evalhub.servers.models import McpServer
+from runs.models import Review
 
 register = template.Library()
 
@@ -93,6 +94,12 @@ def acknowledge_refusal(user: User, server: McpServer) -> str:
 def can_change(user: User, obj: Changeable) -> bool:
     """`{% if user|can_change:scenario %}`: offer a button only to whoever may use it (evalhub.permissions)."""
     return permissions.can_change(user, obj)
+
+
+@register.filter
+def can_delete_review(user: User, review: Review) -> bool:
+    """`{% if user|can_delete_review:review %}`: its author or staff (evalhub.permissions)."""
+    return permissions.can_delete_review(user, review)
 
 
 @register.filter

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from runs.models import Run, ScoreResult
+from runs.models import Review, Run, ScoreResult
 
 # The Runs list's row: everything but the heavy JSON (transcript, tool calls, model calls).
 SUMMARY_FIELDS = (
@@ -30,6 +30,8 @@ SUMMARY_FIELDS = (
     "score",
     "passed",
     "verdict",
+    "auto_verdict",
+    "human_verdict",
     "failure_cause",
     "failure_reason",
     "pass_threshold",
@@ -62,6 +64,9 @@ def run_summary(run: Run) -> dict[str, Any]:
         "score": run.score,
         "passed": run.passed,
         "verdict": run.verdict,
+        # `verdict` is the human one when people reviewed the run (runs.run_verdict); both are kept.
+        "auto_verdict": run.auto_verdict,
+        "human_verdict": run.human_verdict or None,
         "failure_cause": run.failure_cause,
         "failure_reason": run.failure_reason,
         "pass_threshold": run.threshold,
@@ -88,7 +93,9 @@ def score_record(result: ScoreResult) -> dict[str, Any]:
 
 
 def record_queryset(runs: QuerySet[Run]) -> QuerySet[Run]:
-    return runs.select_related("scenario", "provider", "server", "started_by").prefetch_related("score_results")
+    return runs.select_related("scenario", "provider", "server", "started_by").prefetch_related(
+        "score_results", "reviews__reviewer"
+    )
 
 
 def run_record(run: Run) -> dict[str, Any]:
@@ -118,6 +125,19 @@ def run_record(run: Run) -> dict[str, Any]:
         "stages": run.stages,
         "self_judging": run.self_judging,
         "scores": [score_record(result) for result in current],
+        "reviews": [review_record(review) for review in run.reviews.all()],
+    }
+
+
+def review_record(review: Review) -> dict[str, Any]:
+    return {
+        "id": review.pk,
+        "reviewer": review.reviewer.get_username(),
+        "verdict": review.verdict,
+        "note": review.note,
+        "score": review.score,
+        "created_at": _iso(review.created_at),
+        "updated_at": _iso(review.updated_at),
     }
 
 

@@ -6,8 +6,6 @@ it before calling these.
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
@@ -90,19 +88,3 @@ def _decide(run: Run) -> None:
     run.save(update_fields=["human_verdict", *VERDICT_FIELDS])
     events.run_reviewed(run, reviews=len(reviews))
     transaction.on_commit(lambda: cells_refresh(run_ids=[run.pk]))
-
-
-def reviews_of(run: Run) -> list[dict[str, Any]]:
-    """The run's reviews as the API and the page show them, oldest first."""
-    return [
-        {
-            "id": review.pk,
-            "reviewer": review.reviewer.get_username(),
-            "verdict": review.verdict,
-            "note": review.note,
-            "score": review.score,
-            "created_at": review.created_at,
-            "updated_at": review.updated_at,
-        }
-        for review in run.reviews.select_related("reviewer").order_by("updated_at", "id")
-    ]
