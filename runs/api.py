@@ -100,6 +100,15 @@ class ScoreOut(Schema):
     score: float | None
     passed: bool | None
     gating: bool = Field(description="A gating result fails the run when it fails; an advisory one only counts.")
+    advisory_because: str = Field(
+        description="Why a judge that would have gated was advisory: the judges gate trusts only calibrated judges "
+        "and this one was not (it then neither gated nor counted in the run's score). Empty otherwise."
+    )
+    version: str | None = Field(
+        description="Fingerprint of what scored (code; a judge's prompt, labels and model; the expectations), as "
+        "GET /scorers/{id}/calibration names versions; null for results scored before fingerprints were kept."
+    )
+    judge_model: str = Field(description='The model that judged; "" for other kinds.')
     threshold: float | None
     outcome: str = Field(description='"ok", "errored" (counts as 0) or "skipped".')
     reason: str

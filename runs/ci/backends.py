@@ -22,6 +22,7 @@ from evalhub.server_evals.services import SideEffectsUnacknowledged, side_effect
 from evalhub.tasks import ping_worker
 from runs.events import sse
 from runs.events.stream import EventFilter, follow
+from runs.experiments.advisory import advisory_judges
 from runs.experiments.compare import experiment_compare
 from runs.experiments.matrix import experiment_record
 from runs.experiments.models import Experiment
@@ -145,7 +146,8 @@ class LocalBackend:
     def experiment(self, experiment_id: int) -> dict[str, Any]:
         runs_reap_stale()
         experiment = Experiment.objects.get(pk=experiment_id)
-        return experiment_record(experiment, list(experiment.cells.all()))
+        advisory = advisory_judges(experiment=experiment)
+        return experiment_record(experiment, list(experiment.cells.all()), advisory=advisory)
 
     def compare(self, experiment_id: int) -> dict[str, Any]:
         candidate = Experiment.objects.select_related("baseline").get(pk=experiment_id)

@@ -25,6 +25,7 @@ from evalhub.api.common import (
 )
 from evalhub.api_keys.auth import auth_for
 from evalhub.permissions import require_change
+from runs.experiments.advisory import advisory_judges
 from runs.experiments.compare import experiment_compare
 from runs.experiments.matrix import experiment_record
 from runs.experiments.models import DEFAULT_TRIALS, MAX_TRIALS, MIN_TRIALS, Experiment
@@ -168,6 +169,10 @@ class ExperimentSummaryOut(Schema):
     )
     rerun_inconclusive: bool
     judges: Literal["all", "calibrated"] = Field(description="Which gating judges decided the trials' verdicts.")
+    advisory_judges: dict[str, int] = Field(
+        description="Judges that scored trials without deciding them (not calibrated), with how many trials; "
+        "empty in the list of experiments."
+    )
     status: Literal["running", "done", "cancelled"]
     progress: ProgressOut
     created_at: datetime
@@ -218,7 +223,7 @@ class ReportParams(CompareParams):
 
 
 def _record(experiment: Experiment) -> dict[str, Any]:
-    return experiment_record(experiment, list(experiment.cells.all()))
+    return experiment_record(experiment, list(experiment.cells.all()), advisory=advisory_judges(experiment=experiment))
 
 
 def _comparison(candidate: Experiment, baseline_id: int | None, *, required: bool) -> dict[str, Any] | None:

@@ -18,6 +18,8 @@ from evalhub.scenarios.models import Scenario
 from runs.models import Run
 from runs.reviews.services import review_save
 from runs.scoring import score_run
+
+__all__ = ["score_run"]
 from scorers.models import Scorer
 from scorers.services import scorer_save
 from tests.evalhub.model_client.scripted_server import Answer, completion
