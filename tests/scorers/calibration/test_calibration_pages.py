@@ -143,3 +143,21 @@ class ExperimentPagesTests:
         assert record["judges"] == "calibrated" and record["advisory_judges"] == {"Polite judge": 2}
         report = alice_client.get(f"/api/v1/experiments/{experiment.pk}/report?format=markdown").content.decode()
         assert "Advisory verdicts (judges not calibrated" in report and "Polite judge in 2 trials" in report
+
+
+@pytest.mark.django_db
+class ScenarioPageTests:
+    def test_the_scenario_page_shows_how_its_expectations_agree_with_people(
+        self, alice: User, alice_client: Client, scenario: Scenario
+    ) -> None:
+        scenario.expectations = [{"kind": "final_answer", "icontains": "sunny"}]
+        scenario.save()
+        for text, verdict in AGREEING:
+            reviewed(scored(scenario, text=text), alice, verdict)
+        wrong = reviewed(scored(scenario, text="It is sunny in Rome."), alice, "fail")
+
+        page = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+
+        line = page.split('id="expectations-calibration"')[1].split("</p>")[0]
+        assert "calibration-calibrated" in line and "κ 0.62 over 5 reviewed runs" in line
+        assert f'passed, people failed: <a href="/runs/{wrong.pk}/">#{wrong.pk}</a>' in line
