@@ -290,6 +290,25 @@ EVALHUB_SHIPPED_EVALS_MAX = env_int("EVALHUB_SHIPPED_EVALS_MAX", 500)
 EVALHUB_SHIPPED_EVAL_MAX_BYTES = env_int("EVALHUB_SHIPPED_EVAL_MAX_BYTES", 65_536)
 if min(EVALHUB_SHIPPED_EVALS_MAX, EVALHUB_SHIPPED_EVAL_MAX_BYTES) < 1:
     raise ImproperlyConfigured("EVALHUB_SHIPPED_EVALS_MAX and EVALHUB_SHIPPED_EVAL_MAX_BYTES must be at least 1")
+# Calibration (scorers/calibration): a scorer version is `calibrated` once at least MIN_REVIEWS of the runs it
+# scored were reviewed by people and its Cohen's κ against them reaches MIN_KAPPA. GATE_JUDGES: "all" lets every
+# gating judge decide a run's verdict; "calibrated" makes a judge that is not calibrated advisory (shown, never
+# deciding) unless an experiment chose otherwise.
+EVALHUB_CALIBRATION_MIN_REVIEWS = env_int("EVALHUB_CALIBRATION_MIN_REVIEWS", 20)
+if EVALHUB_CALIBRATION_MIN_REVIEWS < 1:
+    raise ImproperlyConfigured(
+        f"EVALHUB_CALIBRATION_MIN_REVIEWS must be at least 1, got {EVALHUB_CALIBRATION_MIN_REVIEWS}"
+    )
+_min_kappa = env_str("EVALHUB_CALIBRATION_MIN_KAPPA", "0.6")
+try:
+    EVALHUB_CALIBRATION_MIN_KAPPA = float(_min_kappa)
+except ValueError:
+    EVALHUB_CALIBRATION_MIN_KAPPA = float("nan")
+if not -1 <= EVALHUB_CALIBRATION_MIN_KAPPA <= 1:
+    raise ImproperlyConfigured(f"EVALHUB_CALIBRATION_MIN_KAPPA must be a number from -1 to 1, got {_min_kappa!r}")
+EVALHUB_GATE_JUDGES = env_str("EVALHUB_GATE_JUDGES", "all")
+if EVALHUB_GATE_JUDGES not in ("all", "calibrated"):
+    raise ImproperlyConfigured(f'EVALHUB_GATE_JUDGES must be "all" or "calibrated", got {EVALHUB_GATE_JUDGES!r}')
 # Key for secrets stored in the database; derived from SECRET_KEY when unset (then rotating SECRET_KEY means
 # re-entering stored tokens and API keys).
 EVALHUB_SECRETS_KEY = env_str("EVALHUB_SECRETS_KEY")

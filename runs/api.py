@@ -100,6 +100,15 @@ class ScoreOut(Schema):
     score: float | None
     passed: bool | None
     gating: bool = Field(description="A gating result fails the run when it fails; an advisory one only counts.")
+    advisory_because: str = Field(
+        description="Why a judge that would have gated was advisory: the judges gate trusts only calibrated judges "
+        "and this one was not (it then neither gated nor counted in the run's score). Empty otherwise."
+    )
+    version: str | None = Field(
+        description="Fingerprint of what scored (code; a judge's prompt, labels and model; the expectations), as "
+        "GET /scorers/{id}/calibration names versions; null for results scored before fingerprints were kept."
+    )
+    judge_model: str = Field(description='The model that judged; "" for other kinds.')
     threshold: float | None
     outcome: str = Field(description='"ok", "errored" (counts as 0) or "skipped".')
     reason: str
@@ -144,6 +153,11 @@ class BulkStartIn(Schema):
     scenario_ids: list[Id] = Field([], max_length=500)
     tag: str | None = Field(None, max_length=50, description="Run every scenario with this tag.")
     model: str | None = Field(None, max_length=200, description="Override every scenario's model.")
+    judges: Literal["all", "calibrated"] | None = Field(
+        None,
+        description="\"calibrated\": only judges calibrated against people's reviews decide these runs' verdicts; "
+        "the others are advisory. Default: the site's EVALHUB_GATE_JUDGES.",
+    )
     acknowledge_side_effects: bool = Field(
         False,
         description="Accept that execution-level scenarios call their server's tools for real (recorded per server "
@@ -240,7 +254,7 @@ def start_runs(request: HttpRequest, payload: BulkStartIn) -> Status:
                 f"The provider of {unserved[0]!r} does not serve {model!r}.", field="model", scenarios=unserved
             )
     side_effects_settle(scenarios=scenarios, acknowledge=payload.acknowledge_side_effects, user=acting_user(request))
-    result = runs_start_many(scenarios=scenarios, user=acting_user(request), model=model)
+    result = runs_start_many(scenarios=scenarios, user=acting_user(request), model=model, judges=payload.judges or "")
     if not result.queued and result.refused:
         status = quota_status()
         details = {"queued": 0, "refused": result.refused, "used": status.used, "limit": status.limit}

@@ -217,6 +217,12 @@ class ScoreResult(models.Model):
     scorer_name = models.CharField(max_length=200)
     scorer_kind = models.CharField(max_length=20)  # "default", "code", "judge" or "expectations"
     scorer_version = models.PositiveIntegerField(null=True, blank=True)
+    # What scored, as scorers.calibration.version's fingerprint (code; a judge's prompt, labels and model; the
+    # expectations' spec): calibration compares people's reviews with each fingerprint's verdicts. "" for a result
+    # scored before fingerprints were kept (its version is unknown, so no review of it vouches for a scorer).
+    fingerprint = models.CharField(max_length=16, blank=True, db_index=True)
+    # The model that answered for a judge ("" for other kinds): calibration is per judge model.
+    judge_model = models.CharField(max_length=200, blank=True)
     score = models.FloatField(null=True, blank=True)
     passed = models.BooleanField(null=True, blank=True)
     # A gating result fails the run when it fails (at `threshold`); an advisory one only counts toward the score.

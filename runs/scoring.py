@@ -6,6 +6,10 @@ fails when one of those failed. Each attached scorer gates at its own threshold 
 attached as advisory. A run's score is the mean of its results' scores (an errored scorer counts as 0, a skipped
 judge is left out); its verdict is `runs.run_verdict`'s: a gating scorer that errored or was skipped makes it
 inconclusive, never failed.
+
+The judges gate (`gate_judges`: the run's `judges` setting, else EVALHUB_GATE_JUDGES): under "calibrated", a gating
+judge whose calibration (scorers.calibration) is not `calibrated` is advisory for this run: its result is kept and
+shown with why, but neither gates nor counts toward the run's score, so it never decides the verdict.
 """
 
 from __future__ import annotations
@@ -14,13 +18,16 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings as django_settings
 from django.db import transaction
 
 from runs.models import Run, ScoreResult
 from runs.run_verdict import VERDICT_FIELDS, apply_verdict, tool_call_facts
+from scorers.calibration.services import scorer_calibration
+from scorers.calibration.version import expectations_fingerprint, scorer_fingerprint
 from scorers.contract import run_facts, scorer_input
 from scorers.expectations import InvalidExpectations, evaluate_expectations
-from scorers.models import ScenarioScorer
+from scorers.models import ScenarioScorer, Scorer
 from scorers.services import Evaluation, scorer_evaluate
 
 
@@ -81,7 +88,27 @@ def run_record(run: Run) -> dict[str, Any]:
     )
 
 
-def _result(run: Run, attachment: ScenarioScorer, evaluation: Evaluation) -> ScoreResult:
+def gate_judges(run: Run) -> str:
+    """Which gating judges may decide the run's verdict: "all", or only "calibrated" ones. The run's own choice
+    (its experiment's, or the CLI's `--judges`), else the site's EVALHUB_GATE_JUDGES."""
+    return str(run.settings.get("judges") or django_settings.EVALHUB_GATE_JUDGES)
+
+
+def _uncalibrated_judges(run: Run, attachments: list[ScenarioScorer]) -> dict[int, str]:
+    """The gating judges the gate makes advisory, with their calibration status; none unless it asks for
+    calibrated judges."""
+    if gate_judges(run) != "calibrated":
+        return {}
+    statuses = {
+        a.scorer_id: scorer_calibration(scorer=a.scorer).status
+        for a in attachments
+        if a.scorer.kind == Scorer.Kind.JUDGE and not a.advisory
+    }
+    return {scorer_id: status for scorer_id, status in statuses.items() if status != "calibrated"}
+
+
+def _result(run: Run, attachment: ScenarioScorer, evaluation: Evaluation, *, uncalibrated: str = "") -> ScoreResult:
+    """`uncalibrated`: the judge's calibration status when the gate makes it advisory for not being calibrated."""
     scorer = attachment.scorer
     threshold = attachment.threshold if attachment.threshold is not None else run.threshold
     judge = evaluation.judge
@@ -90,15 +117,28 @@ def _result(run: Run, attachment: ScenarioScorer, evaluation: Evaluation) -> Sco
         # The model under test grading its own answers: shown on the run, its cell and its reports.
         self_judging = run.provider is not None and judge == {"provider": run.provider.name, "model": run.model}
         details = {"judge": judge, "self_judging": self_judging}
+        if uncalibrated:
+            # Shown, never deciding: pages and reports say why this judge's verdict did not count.
+            details["advisory_because"] = f"the judge is {uncalibrated}, and only calibrated judges gate this run"
+            details["calibration"] = uncalibrated
+    judge_model = judge["model"] if judge else ""
     return ScoreResult(
         run=run,
         scorer=scorer,
         scorer_name=scorer.name,
         scorer_kind=scorer.kind,
         scorer_version=scorer.version,
+        fingerprint=scorer_fingerprint(
+            kind=scorer.kind,
+            code=scorer.code,
+            system_prompt=scorer.system_prompt,
+            labels=scorer.labels,
+            judge_model=judge_model,
+        ),
+        judge_model=judge_model,
         score=evaluation.score,
         passed=None if evaluation.outcome != "ok" or evaluation.score is None else evaluation.score >= threshold,
-        gating=not attachment.advisory,
+        gating=not attachment.advisory and not uncalibrated,
         threshold=threshold,
         reason=evaluation.reason,
         label=evaluation.label,
@@ -119,7 +159,12 @@ EXPECTATIONS = "Expectations"
 def _expectations_result(run: Run, record: dict[str, Any]) -> ScoreResult:
     """The scenario's expectations checked against the run, as one result whose `details` is the checklist."""
     started = time.perf_counter()
-    result = ScoreResult(run=run, scorer_name=EXPECTATIONS, scorer_kind="expectations")
+    result = ScoreResult(
+        run=run,
+        scorer_name=EXPECTATIONS,
+        scorer_kind="expectations",
+        fingerprint=expectations_fingerprint(run.scenario.expectations),
+    )
     try:
         checked = evaluate_expectations(run.scenario.expectations, record)
     except InvalidExpectations as exc:
@@ -173,10 +218,20 @@ def score_run(run: Run, *, finishing: tuple[str, ...] = ()) -> bool:
         record = run_record(run)
         if run.scenario.expectations:
             results.append(_expectations_result(run, record))
-        results += [_result(run, a, scorer_evaluate(content=a.scorer, record=record)) for a in attachments]
+        uncalibrated = _uncalibrated_judges(run, attachments)
+        results += [
+            _result(
+                run, a, scorer_evaluate(content=a.scorer, record=record), uncalibrated=uncalibrated.get(a.scorer_id, "")
+            )
+            for a in attachments
+        ]
     else:
         results = [_default_result(run)]
-    counted = [result for result in results if result.score is not None]
+    # A judge the gate made advisory is shown but never decides: its score stays on its result, out of the run's
+    # (else a low score from a judge nobody trusts would fail the run through the threshold).
+    counted = [
+        result for result in results if result.score is not None and not (result.details or {}).get("advisory_because")
+    ]
     if counted:
         run.score = sum(result.score or 0.0 for result in counted) / len(counted)
         run.score_reason = (
@@ -186,7 +241,7 @@ def score_run(run: Run, *, finishing: tuple[str, ...] = ()) -> bool:
         )
     else:
         run.score = None
-        run.score_reason = "Every scorer was skipped, so the run has no score."
+        run.score_reason = "Every scorer was skipped or advisory, so the run has no score."
     apply_verdict(run, results)
     scored = ("score", "score_reason", *VERDICT_FIELDS)
     with transaction.atomic():

@@ -22,11 +22,13 @@ from runs.quota import QuotaExceeded, reserve_run
 from runs.tasks import execute_run, rescore_runs
 
 
-def run_start(*, scenario: Scenario, user: AbstractBaseUser | AnonymousUser | None, model: str = "") -> Run:
+def run_start(
+    *, scenario: Scenario, user: AbstractBaseUser | AnonymousUser | None, model: str = "", judges: str = ""
+) -> Run:
     """Reserve quota, create the queued run and queue its task once the transaction commits."""
     with transaction.atomic():
         reserve_run()
-        run = run_create(scenario=scenario, user=user, model=model)
+        run = run_create(scenario=scenario, user=user, model=model, judges=judges)
         events.runs_queued([run])
         return run
 
@@ -40,10 +42,14 @@ def run_create(
     cell: ExperimentCell | None = None,
     trial: int | None = None,
     tool_mode: str = "",
+    judges: str = "",
 ) -> Run:
     """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
     an experiment all of its trials at once) inside the same transaction, and announces the runs it created
     (events.runs_queued: one write for a whole experiment).
+
+    `judges` ("all" or "calibrated"): which gating judges decide its verdict (runs.scoring.gate_judges); empty
+    leaves it to the site's setting when the run is scored.
 
     Raises SideEffectsUnacknowledged for an execution-level scenario whose server's side effects nobody accepted.
     """
@@ -73,6 +79,7 @@ def run_create(
             "pass_threshold": scenario.pass_threshold,
             "tool_errors_expected": scenario.tool_errors_expected,
             **level_settings(scenario),
+            **({"judges": judges} if judges else {}),
         },
         transcript={"prompt": scenario.prompt, "steps": []},
         experiment_id=cell.experiment_id if cell else None,
@@ -110,13 +117,17 @@ class BulkStart:
 
 
 def runs_start_many(
-    *, scenarios: Iterable[Scenario], user: AbstractBaseUser | AnonymousUser | None, model: str = ""
+    *,
+    scenarios: Iterable[Scenario],
+    user: AbstractBaseUser | AnonymousUser | None,
+    model: str = "",
+    judges: str = "",
 ) -> BulkStart:
     """Start each scenario while quota lasts; report how many were queued and how many refused."""
     result = BulkStart()
     for scenario in scenarios:
         try:
-            result.queued.append(run_start(scenario=scenario, user=user, model=model))
+            result.queued.append(run_start(scenario=scenario, user=user, model=model, judges=judges))
         except (QuotaExceeded, SideEffectsUnacknowledged) as exc:
             result.refused += 1
             result.refusal = str(exc)

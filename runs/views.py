@@ -17,11 +17,13 @@ from runs.events.stream import list_events_query
 from runs.filters import RunFilters, models_used
 from runs.heartbeat import runs_reap_stale
 from runs.inspector.story import build_story, timeline
-from runs.models import Run
+from runs.models import Run, ScoreResult
 from runs.reviews.views import next_to_review, review_context
 from runs.services import run_cancel, runs_rescore
 from runs.verdict import CAUSES
 from runs.verdict.rule import VERDICTS
+from scorers.calibration.services import scorer_summaries
+from scorers.models import Scorer
 
 PAGE_SIZE = 50
 
@@ -75,6 +77,16 @@ def run_list(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
+def _show_judge_calibration(results: list[ScoreResult]) -> None:
+    """Beside each current judge result, how far that judge (as it is now) agrees with people's reviews: whether
+    its verdict is one to trust, and whether it may gate runs that trust only calibrated judges."""
+    judge_ids = {r.scorer_id for r in results if r.is_current and r.scorer_kind == "judge" and r.scorer_id}
+    calibrations = scorer_summaries(scorers=list(Scorer.objects.filter(pk__in=judge_ids)))
+    for result in results:
+        shown = calibrations.get(result.scorer_id or 0) if result.is_current else None
+        result.calibration = shown  # type: ignore[attr-defined]
+
+
 @require_GET
 def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
     runs = Run.objects.select_related("scenario", "server", "provider", "tool_snapshot", "started_by")
@@ -83,6 +95,7 @@ def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         runs_reap_stale()
         run.refresh_from_db()
     results = list(run.score_results.order_by("-is_current", "-created_at", "id"))
+    _show_judge_calibration(results)
     story = build_story(
         transcript=run.transcript,
         tool_calls=run.tool_calls,

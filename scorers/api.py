@@ -33,6 +33,7 @@ from evalhub.servers.models import McpServer
 from runs.models import Run
 from runs.scoring import run_record
 from scorers import services
+from scorers.calibration.services import Calibration, scorer_calibration
 from scorers.forms import ScorerForm
 from scorers.models import Scorer
 
@@ -116,6 +117,40 @@ class EvaluationOut(Schema):
     cost_usd: float | None
 
 
+class ConfusionOut(Schema):
+    tp: int = Field(description="The scorer passed and people passed.")
+    fp: int = Field(description="The scorer passed what people failed.")
+    tn: int = Field(description="The scorer failed and people failed.")
+    fn: int = Field(description="The scorer failed what people passed.")
+
+
+class VersionCalibrationOut(Schema):
+    reviewed: int = Field(description="Runs this version scored (pass or fail) that people reviewed.")
+    agreement: float | None = Field(description="Share of those runs where it and people gave the same verdict.")
+    kappa: float | None = Field(description="Cohen's κ against people; None when undefined (too few, or one verdict).")
+    true_positive_rate: float | None = Field(description="Of the runs people passed, the share it passed.")
+    true_negative_rate: float | None = Field(description="Of the runs people failed, the share it failed.")
+    confusion: ConfusionOut
+    status: Literal["uncalibrated", "calibrated", "disagrees", "stale"]
+    version: str = Field(description="The fingerprint of what scored: code, or a judge's prompt, labels and model.")
+    judge_model: str = Field(description='The model that judged; "" for a code scorer.')
+    false_pass_run_ids: list[int] = Field(description="Runs it passed and people failed, newest first.")
+    false_fail_run_ids: list[int] = Field(description="Runs it failed and people passed, newest first.")
+
+
+class CalibrationOut(VersionCalibrationOut):
+    older: list[VersionCalibrationOut] = Field(
+        description="Earlier versions (other code, prompt, labels or judge model), each judged on its own reviews."
+    )
+
+
+def calibration_out(calibration: Calibration) -> dict[str, Any]:
+    return calibration.to_api() | {
+        "false_pass_run_ids": list(calibration.false_passes),
+        "false_fail_run_ids": list(calibration.false_fails),
+    }
+
+
 def scorer_out(scorer: Scorer) -> dict[str, Any]:
     return {
         "id": scorer.pk,
@@ -192,6 +227,19 @@ def generate_scorer(request: HttpRequest, payload: GenerateIn) -> dict[str, Any]
 @router.get("/{int:scorer_id}", response=responses({200: ScorerOut}, 404), summary="Get a scorer")
 def get_scorer(request: HttpRequest, scorer_id: int) -> dict[str, Any]:
     return scorer_out(_get(scorer_id))
+
+
+@router.get(
+    "/{int:scorer_id}/calibration",
+    response=responses({200: CalibrationOut}, 404),
+    summary="How a scorer agrees with people's reviews",
+)
+def get_scorer_calibration(request: HttpRequest, scorer_id: int) -> dict[str, Any]:
+    """The scorer as it is now (its code, or its prompt, labels and judge model) against the human verdicts of the
+    runs it scored: `calibrated` once EVALHUB_CALIBRATION_MIN_REVIEWS runs were reviewed and Cohen's κ reaches
+    EVALHUB_CALIBRATION_MIN_KAPPA; `stale` when only an earlier version was reviewed enough."""
+    calibration = scorer_calibration(scorer=_get(scorer_id))
+    return calibration_out(calibration.current) | {"older": [calibration_out(c) for c in calibration.older]}
 
 
 @router.patch(

@@ -58,7 +58,7 @@ class Evaluation:
     judge: dict[str, str] | None = None
 
 
-def _judge_target(content: ScorerContent) -> tuple[Provider, str]:
+def judge_target(content: ScorerContent) -> tuple[Provider, str]:
     """The judge's own model, else the default judge model from Settings, else the offline model (skipped)."""
     if content.judge_provider is not None and content.judge_model:
         return content.judge_provider, content.judge_model
@@ -81,7 +81,7 @@ def scorer_evaluate(*, content: ScorerContent, record: Mapping[str, Any]) -> Eva
             console=console,
             duration_ms=round(outcome.duration_ms),
         )
-    provider, model = _judge_target(content)
+    provider, model = judge_target(content)
     verdict = judge.judge_run(
         provider=provider.to_config(),
         model=model,

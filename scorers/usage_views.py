@@ -1,8 +1,9 @@
-"""A scorer's page around its editor: the scenarios that use it (attach, detach) and its versions (view, compare
-with the current one, restore)."""
+"""A scorer's page around its editor: the scenarios that use it (attach, detach), its calibration against people's
+reviews, and its versions (view, compare with the current one, restore)."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -12,6 +13,7 @@ from evalhub.ids import parse_id
 from evalhub.permissions import can_change, require_change
 from evalhub.scenarios.models import Scenario
 from scorers import services
+from scorers.calibration.services import scorer_calibration
 from scorers.models import Scorer, ScorerVersion
 from scorers.version_diff import diff_lines, scorer_text
 
@@ -24,6 +26,9 @@ def usage_context(request: HttpRequest, scorer: Scorer) -> dict[str, object]:
         "used_by": [(scenario, can_change(request.user, scenario)) for scenario in used_by],
         "attachable": [scenario for scenario in others if can_change(request.user, scenario)],
         "versions": scorer.versions.select_related("created_by")[:20],
+        "calibration": scorer_calibration(scorer=scorer),
+        "min_reviews": settings.EVALHUB_CALIBRATION_MIN_REVIEWS,
+        "min_kappa": settings.EVALHUB_CALIBRATION_MIN_KAPPA,
     }
 
 

@@ -13,6 +13,8 @@ from evalhub.servers.models import McpServer
 from runs.models import Run
 from runs.scoring import run_record
 from scorers import services
+from scorers.calibration.draft import draft_test, reviewed_runs
+from scorers.calibration.services import scorer_summaries
 from scorers.forms import ScorerForm
 from scorers.models import Scorer
 from scorers.usage_views import usage_context
@@ -20,8 +22,10 @@ from scorers.usage_views import usage_context
 
 @require_GET
 def scorer_list(request: HttpRequest) -> HttpResponse:
-    scorers = Scorer.objects.annotate(scenario_count=Count("scenarios"))
-    return render(request, "scorers/scorer_list.html", {"section": "scorers", "scorers": scorers})
+    scorers = list(Scorer.objects.annotate(scenario_count=Count("scenarios")))
+    calibrations = scorer_summaries(scorers=scorers)
+    rows = [(scorer, calibrations[scorer.pk]) for scorer in scorers]
+    return render(request, "scorers/scorer_list.html", {"section": "scorers", "scorers": scorers, "rows": rows})
 
 
 def _editor(request: HttpRequest, form: ScorerForm, scorer: Scorer | None) -> HttpResponse:
@@ -104,6 +108,29 @@ def scorer_test(request: HtmxHttpRequest, scorer_id: int | None = None) -> HttpR
     else:
         context["evaluation"] = services.scorer_evaluate(content=form.save(commit=False), record=run_record(run))
     return render(request, "scorers/scorer_form.html#test-result", context)
+
+
+@require_POST
+def scorer_test_reviewed(request: HtmxHttpRequest, scorer_id: int | None = None) -> HttpResponse:
+    """Run the editor's unsaved scorer on the latest reviewed runs and show its agreement with people (κ)."""
+    scorer = get_object_or_404(Scorer, pk=scorer_id) if scorer_id is not None else None
+    form = ScorerForm(request.POST, instance=scorer)
+    context: dict[str, object] = {}
+    if not form.is_valid():
+        form.errors.pop("name", None)
+    runs = reviewed_runs(scorer=scorer)
+    if form.errors:
+        context["review_problem"] = "Fix the errors in the form first: " + "; ".join(
+            f"{name}: {' '.join(str(error) for error in errors)}" for name, errors in form.errors.items()
+        )
+    elif not runs:
+        context["review_problem"] = (
+            "No reviewed run to test on yet: review runs (pass or fail) on their pages or in the Review queue first."
+        )
+    else:
+        context["draft"] = draft_test(content=form.save(commit=False), runs=runs)
+        context["draft_runs"] = len(runs)
+    return render(request, "scorers/scorer_form.html#review-test-result", context)
 
 
 @require_POST

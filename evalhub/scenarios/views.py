@@ -25,6 +25,7 @@ from runs.heartbeat import runs_reap_stale
 from runs.models import Run
 from runs.quota import QuotaExceeded
 from runs.services import run_start, runs_start_many
+from scorers.calibration.services import expectations_calibration
 from scorers.models import ScenarioScorer
 
 
@@ -141,6 +142,8 @@ def scenario_detail(request: HtmxHttpRequest, scenario_id: int) -> HttpResponse:
         return render(request, template + "#scenario-runs", context)
     context["unknown_tools"] = scenario.unknown_expected_tools()
     context["grading"] = _grading(scenario)
+    # How the expectations, as a whole, agree with people's reviews of this scenario's runs.
+    context["expectations_calibration"] = expectations_calibration(scenario=scenario)
     return render(request, template, context)
 
 

@@ -25,6 +25,12 @@ def score(value: float | None) -> str:
 
 
 @register.filter
+def percent(value: float | None) -> str:
+    """A share from 0 to 1 as a whole percentage; "—" when there is none (nothing to divide by)."""
+    return "—" if value is None else f"{value:.0%}"
+
+
+@register.filter
 def usd(value: Decimal | str | None) -> str:
     """Cost in USD; "unknown" when the price is unknown (never a made-up number)."""
     if value is None:

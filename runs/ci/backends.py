@@ -22,6 +22,7 @@ from evalhub.server_evals.services import SideEffectsUnacknowledged, side_effect
 from evalhub.tasks import ping_worker
 from runs.events import sse
 from runs.events.stream import EventFilter, follow
+from runs.experiments.advisory import advisory_judges
 from runs.experiments.compare import experiment_compare
 from runs.experiments.matrix import experiment_record
 from runs.experiments.models import Experiment
@@ -52,7 +53,9 @@ class Backend(Protocol):
     where: str
 
     def scenario_ids(self, *, names: list[str], tags: list[str]) -> list[int]: ...
-    def start(self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool) -> Started: ...
+    def start(
+        self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool, judges: str = ""
+    ) -> Started: ...
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def records(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def ping_worker(self) -> None: ...
@@ -87,7 +90,9 @@ class LocalBackend:
             found.update(dict.fromkeys(ids))
         return list(found)
 
-    def start(self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool) -> Started:
+    def start(
+        self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool, judges: str = ""
+    ) -> Started:
         scenarios = list(Scenario.objects.filter(pk__in=scenario_ids).select_related("server", "provider"))
         scenarios.sort(key=lambda s: scenario_ids.index(s.pk))
         for scenario in scenarios:
@@ -99,7 +104,7 @@ class LocalBackend:
             side_effects_settle(scenarios=scenarios, acknowledge=acknowledge_side_effects, user=AnonymousUser())
         except SideEffectsUnacknowledged as exc:
             raise InfraError(str(exc)) from None
-        result = runs_start_many(scenarios=scenarios, user=None, model=model)
+        result = runs_start_many(scenarios=scenarios, user=None, model=model, judges=judges)
         return Started([run.pk for run in result.queued], result.refused, result.refusal)
 
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]:
@@ -131,6 +136,7 @@ class LocalBackend:
                 label=body.get("label", ""),
                 baseline=body.get("baseline_id"),
                 rerun_inconclusive=body.get("rerun_inconclusive", True),
+                judges=body.get("judges") or "",
                 user=None,
             )
         except (ExperimentInvalid, QuotaExceeded) as exc:
@@ -140,7 +146,8 @@ class LocalBackend:
     def experiment(self, experiment_id: int) -> dict[str, Any]:
         runs_reap_stale()
         experiment = Experiment.objects.get(pk=experiment_id)
-        return experiment_record(experiment, list(experiment.cells.all()))
+        advisory = advisory_judges(experiment=experiment)
+        return experiment_record(experiment, list(experiment.cells.all()), advisory=advisory)
 
     def compare(self, experiment_id: int) -> dict[str, Any]:
         candidate = Experiment.objects.select_related("baseline").get(pk=experiment_id)
@@ -199,10 +206,14 @@ class RemoteBackend:
             if not page["items"] or len(items) >= page["total"]:
                 return items
 
-    def start(self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool) -> Started:
+    def start(
+        self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool, judges: str = ""
+    ) -> Started:
         body: dict[str, Any] = {"scenario_ids": scenario_ids, "acknowledge_side_effects": acknowledge_side_effects}
         if model:
             body["model"] = model
+        if judges:
+            body["judges"] = judges
         answer = self._call("POST", "/runs", json=body)
         return Started([run["id"] for run in answer["runs"]], answer["refused"], answer["refusal"])
 

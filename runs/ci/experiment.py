@@ -67,6 +67,8 @@ def _body(backend: Backend, options: Options, experiment: ExperimentOptions) -> 
         "label": experiment.label,
         "rerun_inconclusive": experiment.rerun_inconclusive,
     }
+    if options.judges:
+        body["judges"] = options.judges
     # One tag and nothing else is recorded as the tag, so the experiment can be (and use) the tag's pinned baseline.
     if len(options.tags) == 1 and not options.scenarios:
         body["tag"] = options.tags[0]

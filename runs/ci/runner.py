@@ -53,6 +53,7 @@ class Options:
     junit_path: Path | None = None
     min_score: float | None = None
     acknowledge_side_effects: bool = False
+    judges: str = ""  # "all", "calibrated", or "" for the server's setting
     poll_seconds: float = 5.0
     worker_timeout: float = 60.0
     timeout: float = 1800.0
@@ -200,7 +201,10 @@ def _run(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: b
     if options.wait:
         backend.ping_worker()  # queued first, so a live worker records a heartbeat before it takes the runs
     started = backend.start(
-        scenario_ids=scenario_ids, model=options.model, acknowledge_side_effects=options.acknowledge_side_effects
+        scenario_ids=scenario_ids,
+        model=options.model,
+        acknowledge_side_effects=options.acknowledge_side_effects,
+        judges=options.judges,
     )
     if started.refused:
         err.write(f"warning: {started.refused} run(s) refused: {started.refusal}\n")

@@ -25,6 +25,7 @@ from evalhub.api.common import (
 )
 from evalhub.api_keys.auth import auth_for
 from evalhub.permissions import require_change
+from runs.experiments.advisory import advisory_judges
 from runs.experiments.compare import experiment_compare
 from runs.experiments.matrix import experiment_record
 from runs.experiments.models import DEFAULT_TRIALS, MAX_TRIALS, MIN_TRIALS, Experiment
@@ -67,6 +68,11 @@ class ExperimentIn(Schema):
     trials: int = Field(DEFAULT_TRIALS, ge=MIN_TRIALS, le=MAX_TRIALS)
     baseline_id: Id | Literal["pinned"] | None = Field(
         None, description='An experiment id, or "pinned" for the baseline pinned for `tag` (none if nothing is).'
+    )
+    judges: Literal["all", "calibrated"] | None = Field(
+        None,
+        description="\"calibrated\": only judges calibrated against people's reviews decide the trials' verdicts; "
+        "the others are advisory (shown, never deciding). Default: the site's EVALHUB_GATE_JUDGES.",
     )
     rerun_inconclusive: bool = Field(
         True,
@@ -162,6 +168,11 @@ class ExperimentSummaryOut(Schema):
         description="When the baseline was the tag's pinned one: who pinned it and when, as it stood at the start."
     )
     rerun_inconclusive: bool
+    judges: Literal["all", "calibrated"] = Field(description="Which gating judges decided the trials' verdicts.")
+    advisory_judges: dict[str, int] = Field(
+        description="Judges that scored trials without deciding them (not calibrated), with how many trials; "
+        "empty in the list of experiments."
+    )
     status: Literal["running", "done", "cancelled"]
     progress: ProgressOut
     created_at: datetime
@@ -212,7 +223,7 @@ class ReportParams(CompareParams):
 
 
 def _record(experiment: Experiment) -> dict[str, Any]:
-    return experiment_record(experiment, list(experiment.cells.all()))
+    return experiment_record(experiment, list(experiment.cells.all()), advisory=advisory_judges(experiment=experiment))
 
 
 def _comparison(candidate: Experiment, baseline_id: int | None, *, required: bool) -> dict[str, Any] | None:
@@ -245,6 +256,7 @@ def start_experiment(request: HttpRequest, payload: ExperimentIn) -> Status:
             trials=payload.trials,
             baseline=payload.baseline_id,
             rerun_inconclusive=payload.rerun_inconclusive,
+            judges=payload.judges or "",
             user=acting_user(request),
         )
     except ExperimentInvalid as exc:

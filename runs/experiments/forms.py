@@ -8,7 +8,7 @@ from django import forms
 
 from evalhub.providers.model_choices import model_choices, parse_model_value
 from evalhub.scenarios.models import Scenario, Tag
-from runs.experiments.models import DEFAULT_TRIALS, MAX_TRIALS, MIN_TRIALS, Experiment
+from runs.experiments.models import DEFAULT_TRIALS, JUDGES_CHOICES, MAX_TRIALS, MIN_TRIALS, Experiment
 from runs.experiments.services import ModelChoice
 
 
@@ -46,6 +46,13 @@ class ExperimentForm(forms.Form):
         label="Re-run inconclusive trials once",
         help_text="A trial that could not be decided (the model provider failed, the worker was lost, a judge was "
         "skipped) runs once more; each re-run counts against the daily quota.",
+    )
+    judges = forms.ChoiceField(
+        choices=[("", "The site's setting"), *JUDGES_CHOICES],
+        required=False,
+        label="Judges that decide",
+        help_text="Only calibrated: a judge whose verdicts do not agree with people's reviews well enough "
+        "(Cohen's κ) is advisory — shown, never deciding a trial's verdict.",
     )
     baseline = forms.ModelChoiceField(
         queryset=Experiment.objects.order_by("-created_at"),

@@ -337,8 +337,11 @@ def build_matrix(experiment: Experiment, cells: list[ExperimentCell]) -> Matrix:
     return Matrix(columns=columns, rows=rows, totals=totals)
 
 
-def experiment_record(experiment: Experiment, cells: list[ExperimentCell]) -> dict[str, Any]:
-    """An experiment as JSON-safe data: the API's answer, the JSON report, what the CLI reads back."""
+def experiment_record(
+    experiment: Experiment, cells: list[ExperimentCell], *, advisory: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """An experiment as JSON-safe data: the API's answer, the JSON report, what the CLI reads back. `advisory`:
+    runs.experiments.advisory's judges that did not decide (left empty where only the experiment is listed)."""
     matrix = build_matrix(experiment, cells)
     return {
         "id": experiment.pk,
@@ -351,6 +354,8 @@ def experiment_record(experiment: Experiment, cells: list[ExperimentCell]) -> di
         "baseline_id": experiment.baseline_id,
         "baseline_pin": experiment.baseline_pin,
         "rerun_inconclusive": experiment.rerun_inconclusive,
+        "judges": experiment.judges,
+        "advisory_judges": advisory or {},
         "status": experiment.status,
         "progress": {"finished": experiment.finished_runs, "total": experiment.total_runs},
         "created_at": experiment.created_at.isoformat(),

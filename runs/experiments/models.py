@@ -14,6 +14,8 @@ from evalhub.scenarios.models import Scenario
 from runs.experiments.stats import TrialCounts
 
 MIN_TRIALS, MAX_TRIALS, DEFAULT_TRIALS = 1, 20, 3
+JUDGES = ("all", "calibrated")
+JUDGES_CHOICES = [("all", "Every gating judge decides"), ("calibrated", "Only calibrated judges decide")]
 
 
 class Experiment(models.Model):
@@ -42,6 +44,10 @@ class Experiment(models.Model):
     # An inconclusive trial (the provider failed, the worker was lost, a judge was skipped) is run once more, so an
     # outage does not leave a cell undecided; the re-run takes one run of the daily quota (runs.experiments.reruns).
     rerun_inconclusive = models.BooleanField(default=True)
+    # Which gating judges decide its trials' verdicts: "all", or only those calibrated against people's reviews
+    # (the others are advisory: shown, never deciding). The site's EVALHUB_GATE_JUDGES when it started, unless
+    # chosen; copied into each trial's settings (runs.scoring.gate_judges).
+    judges = models.CharField(max_length=10, choices=JUDGES_CHOICES, default="all")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING, db_index=True)
     # Sums over the cells, kept with them so the list page reads one row per experiment.
     total_runs = models.PositiveIntegerField(default=0)

@@ -16,6 +16,7 @@ from xml.etree import ElementTree as ET
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from runs.experiments.advisory import advisory_text
 from runs.experiments.matrix import tally_text
 from runs.experiments.stats import TrialCounts
 from runs.reports import Report
@@ -143,6 +144,12 @@ def to_markdown(experiment: dict[str, Any], comparison: dict[str, Any] | None, *
         "",
         "pass@k: chance that at least one of k trials passes; pass^k: chance that all k pass.",
     ]
+    if advisory := experiment.get("advisory_judges"):
+        out += [
+            "",
+            f"Advisory verdicts (judges not calibrated against people's reviews, shown but not deciding): "
+            f"{md(advisory_text(advisory))}.",
+        ]
     if comparison:
         out += ["", f"## Compared with experiment #{comparison['baseline_id']}", "", f"**{md(comparison['summary'])}**"]
         out += [

@@ -60,6 +60,7 @@ def trials_rerun_inconclusive(*, run_ids: Iterable[int]) -> list[Run]:
                 cell=run.cell,
                 trial=run.trial,
                 tool_mode=str((run.settings or {}).get("tool_mode", "")),
+                judges=str((run.settings or {}).get("judges", "")),
             )
             events.runs_queued([rerun])
         queued.append(rerun)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
@@ -19,7 +20,7 @@ from evalhub.scenarios.models import Scenario
 from evalhub.server_evals.services import SideEffectsUnacknowledged, require_side_effects_acknowledged
 from runs.events import publish as events
 from runs.experiments.metrics import cells_refresh
-from runs.experiments.models import MAX_TRIALS, MIN_TRIALS, BaselinePin, Experiment, ExperimentCell
+from runs.experiments.models import JUDGES, MAX_TRIALS, MIN_TRIALS, BaselinePin, Experiment, ExperimentCell
 from runs.models import Run
 from runs.quota import QuotaExceeded, QuotaStatus, countdown, reserve_runs
 from runs.services import run_create
@@ -119,9 +120,11 @@ def experiment_start(
     tag: str = "",
     baseline: Experiment | BaselinePin | None = None,
     rerun_inconclusive: bool = True,
+    judges: str = "",
 ) -> Experiment:
     """Reserve every trial's quota at once (all or nothing), then create the cells and queue the runs. With
-    `rerun_inconclusive`, a trial whose run is inconclusive runs once more (runs.experiments.reruns).
+    `rerun_inconclusive`, a trial whose run is inconclusive runs once more (runs.experiments.reruns). `judges`
+    ("all", "calibrated"; empty: the site's EVALHUB_GATE_JUDGES) is which gating judges decide its trials' verdicts.
 
     `baseline` is an experiment, or the tag's pin: then who pinned it and when are recorded with the experiment.
 
@@ -134,6 +137,9 @@ def experiment_start(
         raise ExperimentInvalid("Pick at least one scenario, or a tag.", field="scenarios")
     if not models:
         raise ExperimentInvalid("Pick at least one model.", field="models")
+    judges = judges or django_settings.EVALHUB_GATE_JUDGES
+    if judges not in JUDGES:
+        raise ExperimentInvalid(f"judges: “{judges}” is not a choice; send “all” or “calibrated”.", field="judges")
     for scenario in scenarios:
         try:
             require_side_effects_acknowledged(scenario)
@@ -157,6 +163,7 @@ def experiment_start(
             baseline_pinned_by=baseline.pinned_by if isinstance(baseline, BaselinePin) else None,
             baseline_pinned_at=baseline.pinned_at if isinstance(baseline, BaselinePin) else None,
             rerun_inconclusive=rerun_inconclusive,
+            judges=judges,
             total_runs=needed,
             created_by=user if isinstance(user, get_user_model()) else None,
         )
@@ -186,6 +193,7 @@ def experiment_start(
                 cell=by_position[(row, column)],
                 trial=trial,
                 tool_mode=choice.tool_mode,
+                judges=judges,
             )
             for trial in range(1, trials + 1)
             for row, scenario in enumerate(scenarios)
@@ -207,6 +215,7 @@ def experiment_start_requested(
     label: str = "",
     baseline: int | str | None = None,
     rerun_inconclusive: bool = True,
+    judges: str = "",
 ) -> Experiment:
     """experiment_start from what the API and the CLI receive: names and ids. `baseline` is an experiment id,
     "pinned" (the tag's pinned baseline, none if nothing is pinned yet) or None."""
@@ -233,6 +242,7 @@ def experiment_start_requested(
         trials=trials,
         baseline=chosen,
         rerun_inconclusive=rerun_inconclusive,
+        judges=judges,
         user=user,
     )
 

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from evalhub.htmx import HtmxHttpRequest
 from evalhub.ids import parse_id
 from evalhub.permissions import can_pin, require_change, require_pin
+from runs.experiments.advisory import advisory_judges, advisory_judges_of, advisory_text
 from runs.experiments.compare import CellComparison, experiment_compare
 from runs.experiments.forms import ExperimentForm
 from runs.experiments.matrix import build_matrix
@@ -56,6 +57,7 @@ def experiment_create(request: HttpRequest) -> HttpResponse:
                 models=with_modes(data["models"], data["modes"]),
                 trials=data["trials"],
                 rerun_inconclusive=data["rerun_inconclusive"],
+                judges=data["judges"],
                 baseline=data["baseline"] or (pin_of(data["tag"]) if data["tag"] else None),
                 user=request.user,
             )
@@ -86,6 +88,7 @@ def experiment_detail(request: HtmxHttpRequest, experiment_id: int) -> HttpRespo
         "chart": matrix.chart(),
         "pin": pin_of(experiment.tag) if experiment.tag else None,
         "can_pin": can_pin(request.user, experiment),
+        "advisory": advisory_text(advisory_judges(experiment=experiment)),
     }
     template = "experiments/experiment_detail.html"
     if request.htmx:
@@ -134,7 +137,10 @@ def experiment_compare_view(request: HttpRequest, experiment_id: int) -> HttpRes
         baseline = candidate.baseline or (pinned_baseline(candidate.tag) if candidate.tag else None)
     choices = Experiment.objects.exclude(pk=candidate.pk).order_by("-created_at").only("pk", "name", "label")[:100]
     context = {"section": "experiments", "candidate": candidate, "baseline": baseline, "choices": choices}
+    advisory = advisory_judges_of(experiments=[candidate, *([baseline] if baseline else [])])
+    context["candidate_advisory"] = advisory_text(advisory.get(candidate.pk, {}))
     if baseline is not None:
+        context["baseline_advisory"] = advisory_text(advisory.get(baseline.pk, {}))
         comparison = experiment_compare(candidate=candidate, baseline=baseline)
         context["comparison"] = comparison
         pairs = _divergence_pairs(comparison.regressed)

@@ -75,7 +75,8 @@ def problems(record: dict[str, Any], *, min_score: float | None = None) -> list[
     for result in failing_scores(record):
         reason = result.get("error") or result.get("reason") or "no reason given"
         what = "errored" if result.get("outcome") == "errored" else f"scored {score_text(result.get('score'))}"
-        lines.append(f"{result.get('scorer_name')} {what}: {reason}")
+        advisory = f" (advisory, not deciding: {result['advisory_because']})" if result.get("advisory_because") else ""
+        lines.append(f"{result.get('scorer_name')} {what}: {reason}{advisory}")
     if record.get("self_judging"):
         lines.append("self-judging: a judge's model is the model under test")
     if record.get("status") == "done" and not lines and not record.get("passed"):
@@ -147,6 +148,7 @@ def to_markdown(records: list[dict[str, Any]], *, title: str, min_score: float |
             out.append(
                 f"- **{md_escape(score['scorer_name'])}** ({score['outcome']}): {score_text(score['score'])} — "
                 f"{md_escape(score.get('error') or score.get('reason') or '')}"
+                + (f" _(advisory: {md_escape(score['advisory_because'])})_" if score.get("advisory_because") else "")
             )
         if single.get("all_tool_calls"):
             out += ["", "## Tool calls", ""]

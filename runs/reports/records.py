@@ -82,6 +82,10 @@ def score_record(result: ScoreResult) -> dict[str, Any]:
         "score": result.score,
         "passed": result.passed,
         "gating": result.gating,
+        # Why a judge that would have gated did not: the judges gate made it advisory (it is not calibrated).
+        "advisory_because": (result.details or {}).get("advisory_because", ""),
+        "version": result.fingerprint or None,
+        "judge_model": result.judge_model,
         "threshold": result.threshold,
         "outcome": result.outcome,
         "reason": result.reason,

@@ -85,7 +85,10 @@ def decide(facts: RunFacts) -> Decision:
         )
     if facts.score is None:
         return Decision(
-            "inconclusive", "judge", "judge: every scorer was skipped, so nothing decided", "request satisfied"
+            "inconclusive",
+            "judge",
+            "judge: every scorer was skipped or advisory, so nothing decided",
+            "request satisfied",
         )
     if facts.score < facts.threshold:
         return _failure(facts, f"the score {facts.score:.2f} is below the threshold {facts.threshold:.2f}")

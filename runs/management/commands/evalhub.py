@@ -89,6 +89,13 @@ class Command(BaseCommand):
             action="store_true",
             help="Accept that execution-level scenarios call their server's tools for real (recorded per server).",
         )
+        run.add_argument(
+            "--judges",
+            choices=["all", "calibrated"],
+            default="",
+            help="calibrated: only judges whose verdicts agree with people's reviews (Cohen's κ) decide the runs' "
+            "verdicts; the others are advisory. Default: the server's EVALHUB_GATE_JUDGES.",
+        )
         experiment = run.add_argument_group(
             "experiments",
             "With --models (and --trials, --modes): every scenario on every model, several trials each (always waits).",
@@ -177,6 +184,7 @@ class Command(BaseCommand):
             junit_path=options["junit"],
             min_score=options["min_score"],
             acknowledge_side_effects=options["acknowledge_side_effects"],
+            judges=options["judges"],
             poll_seconds=options["poll"],
             worker_timeout=options["worker_timeout"],
             timeout=options["timeout"],
