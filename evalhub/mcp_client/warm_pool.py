@@ -70,6 +70,14 @@ class _Process:
 
 
 @dataclass
+class _Start:
+    """A process being started for a run, and whether that run gave up waiting for it."""
+
+    process: _Process | None = None
+    abandoned: bool = False
+
+
+@dataclass
 class Lease:
     """What a run got: the connection, and how it started (for the run's time split)."""
 
@@ -112,7 +120,7 @@ class WarmPool:
         process = self._take(key)
         warm = process is not None
         if process is None:
-            process = await self._on_home(self._open(config, key))
+            process = await self._start(config, key)
         else:
             # What the last run's server said (stderr, notifications) is not this run's to report.
             await self._on_home(_forget_history(process.conn))
@@ -194,7 +202,21 @@ class WarmPool:
         """Await `coro` on the pool's loop from any other loop; cancelling the caller cancels it there."""
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._home()))
 
-    async def _open(self, config: ServerConfig, key: str) -> _Process:
+    async def _start(self, config: ServerConfig, key: str) -> _Process:
+        """A new process for the calling run. Should the run give up (a time limit, a cancel) just as the process
+        became ready, the process is closed, not left running where no run can see it."""
+        start = _Start()
+        try:
+            return await self._on_home(self._open(config, key, start))
+        except BaseException:
+            with self._lock:
+                start.abandoned = True
+                ready = start.process
+            if ready is not None:
+                self._close_later(ready)
+            raise
+
+    async def _open(self, config: ServerConfig, key: str, start: _Start) -> _Process:
         """Start the server and finish its handshake, on the pool's loop; the session stays open in a holder task."""
         ready: asyncio.Future[Connection] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
@@ -225,7 +247,13 @@ class WarmPool:
                 await holder
             raise
         self.started += 1
-        return _Process(key=key, conn=conn, stop=stop, holder=holder)
+        process = _Process(key=key, conn=conn, stop=stop, holder=holder)
+        with self._lock:
+            start.process = process
+            abandoned = start.abandoned
+        if abandoned:
+            stop.set()
+        return process
 
     def _close_later(self, process: _Process) -> None:
         """Stop the process in the background (stdin closed, then the group signalled; see stdio.py)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -65,6 +66,19 @@ def whoami(run: Run) -> dict[str, int]:
     (tool_call,) = run.tool_calls
     answer: dict[str, int] = tool_call["result"]["structuredContent"]
     return answer
+
+
+def running_with(marker: str) -> bool:
+    """Whether a live process has `marker` on its command line."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and alive(int(entry)):
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                    if marker.encode() in cmdline.read():
+                        return True
+            except OSError:
+                continue
+    return False
 
 
 def alive(pid: int) -> bool:
@@ -249,6 +263,28 @@ class WarmPoolTests:
         assert pool.idle() == []
         assert pid is not None
         wait_until(lambda: not alive(pid), timeout=10, what="the server to stop")
+        pool.close()
+
+    def test_a_run_that_gives_up_while_its_server_starts_leaves_no_process(self) -> None:
+        pool = WarmPool()
+        marker = uuid.uuid4().hex
+        silent = ServerConfig(
+            transport="stdio",
+            command=PYTHON,
+            args=["tests/evalhub/mcp_client/fixtures/silent.py", marker],
+            cwd=str(PROJECT_DIR),
+        )
+
+        async def give_up() -> None:
+            with anyio.fail_after(1):
+                async with pool.lease(silent, key="k", recycle_after=20):
+                    raise AssertionError("the silent server never finishes its handshake")
+
+        with pytest.raises(TimeoutError):
+            anyio.run(give_up)
+
+        assert pool.idle() == [] and pool.started == 0
+        wait_until(lambda: not running_with(marker), timeout=10, what="the half-started server to stop")
         pool.close()
 
     def test_keys_do_not_share_processes(self) -> None:
