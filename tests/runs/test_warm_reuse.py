@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anyio
@@ -195,6 +197,33 @@ class WarmReuseTests:
 
         assert [(run.status, run.passed) for run in runs] == [("done", True), ("done", True)]
         assert [run.server_start["warm"] for run in runs if run.server_start] == [False, True]
+
+
+@pytest.mark.worker
+class WarmWorkerTests:
+    def test_a_workers_runs_share_a_warm_server_that_stops_with_the_worker(
+        self, workers: Callable[[], subprocess.Popen[bytes]], alice: User
+    ) -> None:
+        worker = workers()
+        scenario = call(counting_server(warm_reuse=True))
+
+        def finished(run: Run) -> Run:
+            wait_until(
+                lambda: Run.objects.filter(pk=run.pk, status__in=Run.FINISHED).exists(),
+                timeout=60,
+                what="the worker to finish the run",
+            )
+            return Run.objects.get(pk=run.pk)
+
+        first = finished(run_start(scenario=scenario, user=alice))
+        second = finished(run_start(scenario=scenario, user=alice))
+
+        pid = whoami(first)["pid"]
+        assert whoami(second) == {"pid": pid, "calls": 2}
+        assert alive(pid)
+        os.killpg(worker.pid, signal.SIGTERM)  # the worker's own group: the server has a group of its own
+        worker.wait(timeout=30)
+        assert not alive(pid)
 
 
 def config() -> ServerConfig:
