@@ -123,6 +123,30 @@ class WarmReuseTests:
         assert WARM_POOL.idle() == []
         assert not alive(whoami(first)["pid"])
 
+    def test_a_process_lent_to_a_running_run_is_not_lent_to_another(self, alice: User) -> None:
+        server = counting_server(warm_reuse=True)
+        asking = call(server)
+        warmed = whoami(execute(asking, alice))["pid"]  # one idle process, which the hanging run takes
+        hanging = run_start(scenario=call(server, "hang"), user=alice)
+        Run.objects.filter(pk=hanging.pk).update(settings={**hanging.settings, "time_limit_seconds": 5})
+        thread = threading.Thread(target=pipeline.execute_run, args=(hanging.pk,), kwargs={"worker": "test-worker"})
+        thread.start()
+        try:
+            wait_until(
+                lambda: Run.objects.filter(pk=hanging.pk, phase="tool call hang").exists(),
+                timeout=30,
+                what="the hanging run to call its tool",
+            )
+
+            other = execute(asking, alice)
+        finally:
+            thread.join(timeout=60)
+
+        assert whoami(other)["pid"] != warmed and whoami(other)["calls"] == 1
+        assert other.server_start is not None and other.server_start["warm"] is False
+        hanging.refresh_from_db()
+        assert hanging.server_start is not None and hanging.server_start["warm"] is True
+
     def test_a_process_is_recycled_after_its_number_of_runs(self, alice: User) -> None:
         scenario = call(counting_server(warm_reuse=True, warm_recycle_after=2))
 
