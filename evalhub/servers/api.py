@@ -290,6 +290,16 @@ def _save(server: McpServer | None, values: dict[str, Any], request: HttpRequest
     return saved
 
 
+def _refuse_warm_http(sent: dict[str, Any]) -> None:
+    # The form quietly drops a box left ticked on a transport it hides; a client that asks for it is told.
+    if sent.get("warm_reuse") and sent.get("transport") != McpServer.Transport.STDIO:
+        raise invalid(
+            "warm_reuse: only a stdio server's processes can be kept warm; an HTTP or SSE server is reached afresh "
+            "by every run. Leave warm_reuse out or false.",
+            field="warm_reuse",
+        )
+
+
 def _current(server: McpServer) -> dict[str, Any]:
     return {
         "name": server.name,
@@ -324,6 +334,7 @@ def create_server(request: HttpRequest, payload: ServerIn) -> Status:
     """stdio servers (a command EvalHub starts on this machine) need a staff account and evaluate:admin."""
     if payload.transport == McpServer.Transport.STDIO:
         require_admin(request, "Registering a stdio server")
+    _refuse_warm_http(payload.dict())
     server = _save(None, payload.dict(), request)
     return Status(201, server_out(server))
 
@@ -345,6 +356,7 @@ def update_server(request: HttpRequest, server_id: int, payload: ServerPatch) ->
         require_admin(request, "Changing a stdio server")
     # null means "unchanged" for every field, secrets included (`patched` leaves them out of `values`).
     values = patched(_current(server), data)
+    _refuse_warm_http({"warm_reuse": data.get("warm_reuse"), "transport": values["transport"]})
     with transaction.atomic():
         server = _save(server, values, request)
     return server_out(server)

@@ -118,6 +118,13 @@ class ServerCreateTests:
         assert (changed.json()["warm_reuse"], changed.json()["warm_recycle_after"]) == (True, 7)
         assert refused.status_code == 400
 
+    def test_an_http_server_cannot_be_kept_warm(self, writer_api: Client) -> None:
+        error = assert_error(
+            post(writer_api, "/api/v1/servers", {**HTTP_SERVER, "warm_reuse": True}), 400, "VALIDATION_ERROR"
+        )
+        assert error["message"].startswith("warm_reuse: only a stdio server's processes can be kept warm")
+        assert not McpServer.objects.exists()
+
 
 @pytest.mark.django_db
 class ServerDetailTests:
