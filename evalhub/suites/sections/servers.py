@@ -58,9 +58,9 @@ SECTION = Section(
                 "if": {"properties": {"transport": {"const": "stdio"}}, "required": ["transport"]},
                 "then": {"required": ["command"], "properties": {"command": {"minLength": 1}}},
             },
-            {  # http is the default, so a server without a transport needs a URL too
+            {  # http is the default, so a server without a transport needs a URL too (and is never kept warm)
                 "if": {"properties": {"transport": {"enum": ["http", "sse"]}}},
-                "then": {"required": ["url"], "properties": {"url": {"minLength": 1}}},
+                "then": {"required": ["url"], "properties": {"url": {"minLength": 1}, "warm_reuse": {"const": False}}},
             },
         ]
     },
