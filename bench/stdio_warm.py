@@ -1,6 +1,7 @@
 """Runs per minute of the demo scenarios over stdio, with a fresh server process per run and with warm reuse.
 
     .venv/bin/python bench/stdio_warm.py [--rounds 5] [--threads 1] [--recycle-after 20] [--tiny]
+                                         [--database-url postgres://…]
 
 Each run is the product's path minus Celery, as in bench/run_harness.py: `run_start` creates the queued run (its
 task is not sent), then `pipeline.execute_run` executes it in this process, with the offline model and the bundled
@@ -12,7 +13,8 @@ threads do. One untimed run per mode first (imports, first database connection).
 Printed per mode: runs, wall time, runs/minute, the median and p95 of a run's duration and of its server start
 (`Run.server_start`), and how many runs passed; then the ratio of the two runs/minute figures. The verdicts must
 be the same in both modes: warm reuse changes how fast a run gets its server, not what it records.
---tiny (one round of two scenarios) is the CI smoke. SQLite under EVALHUB_VAR_DIR, recreated on every start.
+--tiny (one round of two scenarios) is the CI smoke. A fresh SQLite file under EVALHUB_VAR_DIR unless
+--database-url names another database, which is dropped and recreated if it is PostgreSQL.
 """
 
 from __future__ import annotations
@@ -39,18 +41,34 @@ def percentile(values: list[float], pct: float) -> float:
     return ordered[max(math.ceil(pct / 100 * len(ordered)) - 1, 0)]
 
 
-def prepare_environment() -> str:
+def prepare_environment(database_url: str | None) -> str:
+    """Point Django at a fresh bench database before it is imported; return a printable name of it."""
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalhub.settings")
     os.environ.setdefault("DEBUG", "1")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.environ["EVALHUB_DAILY_RUN_QUOTA"] = "100000000"
     os.environ["EVALHUB_CELERY_QUEUE"] = f"bench-{uuid.uuid4().hex[:8]}"
+    if database_url is not None:
+        os.environ["DATABASE_URL"] = database_url
+        if database_url.startswith("postgres"):
+            recreate_postgres_database(database_url)
+        return database_url.split("@")[-1]
     path = VAR_DIR / f"stdio-warm-{os.getpid()}.sqlite3"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     os.environ["DATABASE_URL"] = f"sqlite:///{path}"
-    return str(path)
+    return f"SQLite {path}"
+
+
+def recreate_postgres_database(url: str) -> None:
+    import psycopg
+    from psycopg import sql
+
+    name = url.rsplit("/", 1)[1].split("?")[0]
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
 def execute(scenario: Any, user: Any) -> int:
@@ -94,8 +112,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="runs carried at once")
     parser.add_argument("--recycle-after", type=int, default=20, help="runs a warm process serves")
     parser.add_argument("--tiny", action="store_true", help="one round of two scenarios (CI smoke)")
+    parser.add_argument("--database-url", help="default: a fresh SQLite file under EVALHUB_VAR_DIR")
     args = parser.parse_args()
-    database = prepare_environment()
+    database = prepare_environment(args.database_url)
 
     import django
 
@@ -129,7 +148,7 @@ def main() -> None:
         WARM_POOL.close()
 
     print(f"\nDemo scenarios over stdio, offline model — {len(scenarios)} scenarios x {rounds} round(s), ", end="")
-    print(f"{args.threads} thread(s), {os.cpu_count()} CPUs, SQLite {database}\n")
+    print(f"{args.threads} thread(s), {os.cpu_count()} CPUs, {database}\n")
     columns = ["runs", "wall s", "runs/min", "run p50 ms", "run p95 ms", "start p50", "start p95", "warm", "passed"]
     print(f"{'':>24}" + "".join(f"{name:>12}" for name in columns))
     for mode, row in results.items():
@@ -140,7 +159,9 @@ def main() -> None:
             + "".join(f"{value:>12.1f}" if isinstance(value, float) else f"{value:>12}" for value in values)
         )
     fresh, warm = results["fresh process per run"], results["warm reuse"]
-    print(f"\nwarm reuse / fresh process: {warm['per_minute'] / fresh['per_minute']:.2f} times the runs per minute")
+    print(f"\nheadline: runs per minute, fresh process per run = {fresh['per_minute']:.1f}")
+    print(f"headline: runs per minute, warm reuse = {warm['per_minute']:.1f}")
+    print(f"headline: warm reuse / fresh process, runs per minute = {warm['per_minute'] / fresh['per_minute']:.2f}")
     same = fresh["verdicts"] == warm["verdicts"]
     print(f"verdicts per scenario: {'the same in both modes' if same else 'DIFFERENT between the modes'}")
     print("start: Run.server_start ms (the wait for the server: process start + handshake, 0 when lent warm)")
