@@ -155,11 +155,12 @@ def instrument() -> None:
     from evalhub.model_client.client import ProviderClient
     from evalhub.providers.models import Provider
     from evalhub.servers.models import McpServer
-    from runs import pipeline
+    from runs import pipeline, server_connection
     from runs.recorder import Recorder
 
-    real_connect = pipeline.connect
-    pipeline.connect = lambda config: TimedConnect(real_connect, config)  # type: ignore[assignment]
+    # The run's connection is opened in runs/server_connection.py (fresh, or lent by the warm pool).
+    real_connect = server_connection.connect
+    server_connection.connect = lambda config: TimedConnect(real_connect, config)  # type: ignore[assignment]
     wrap(Connection, "list_tools", "list tools")
     wrap(Connection, "call_tool", "tool call (measured)")
     wrap(ProviderClient, "chat", "model call (measured)")

@@ -132,6 +132,11 @@ class RunOut(RunSummaryOut):
     all_tool_calls: list[dict[str, Any]]
     final_text: str
     model_calls: list[dict[str, Any]]
+    server_start: dict[str, Any] | None = Field(
+        description='How long the run waited for its MCP server: {"ms", "transport", "warm"} and, for a stdio '
+        'server lent warm (the server\'s warm_reuse), {"use", "recycleAfter"}: the run was the process\'s use-th. '
+        "null before the run connected."
+    )
     simulator_calls: list[dict[str, Any]] = Field(
         description="A simulated user's model calls (a conversation): tokens and cost apart from the agent's."
     )

@@ -134,6 +134,9 @@ class Run(models.Model):
     # None when any call's price is unknown: the total is then unknown too, never a guess.
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    # How long the run waited for its MCP server (a stdio start, an HTTP connect), and whether a warm stdio server
+    # was lent to it: {"ms", "transport", "warm"[, "use", "recycleAfter"]} (runs/server_connection.py).
+    server_start = models.JSONField(null=True, blank=True)
     error = models.JSONField(null=True, blank=True, help_text='{"step": ..., "kind": ..., "message": ...}')
 
     score = models.FloatField(null=True, blank=True, db_index=True)

@@ -16,7 +16,7 @@ from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
 from evalhub.mcp_client.config import ServerConfig
-from evalhub.mcp_client.connection import Connection, connect
+from evalhub.mcp_client.connection import Connection
 from evalhub.mcp_client.errors import McpConnectionError
 from evalhub.mcp_client.redact import Redactor
 from evalhub.mcp_client.server_evals import LIST_CHANGED
@@ -24,6 +24,7 @@ from evalhub.model_client.client import ProviderClient
 from evalhub.model_client.errors import ProviderError
 from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
+from evalhub.servers.models import McpServer
 from evalhub.vault import SecretUnavailable
 from runs import code_mode, heartbeat
 from runs.agent import AgentTask, run_agent
@@ -36,6 +37,7 @@ from runs.models import Run, RunEnded
 from runs.recorder import Recorder
 from runs.run_verdict import VERDICT_FIELDS, apply_verdict
 from runs.scoring import score_run
+from runs.server_connection import server_connection
 from runs.verdict.errors import SIMULATOR_STEP
 
 logger = logging.getLogger(__name__)
@@ -145,7 +147,7 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
     step = "connect"
     try:
         with anyio.fail_after(run.settings["time_limit_seconds"]):
-            async with _connected(server_config, recorder) as conn:
+            async with _connected(run.server, server_config, recorder) as conn:
                 step = "list tools"
                 await recorder.entering(step)
                 tools = [dict(tool) for tool in await conn.list_tools()]
@@ -188,13 +190,19 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
 
 
 @asynccontextmanager
-async def _connected(config: ServerConfig, recorder: Recorder) -> AsyncIterator[Connection]:
-    """The run's connection; a server that said its shipped evals changed gets them marked stale, whatever the
-    run's outcome (evals/list proposal: a list_changed on any connection)."""
-    async with connect(config) as conn:
+async def _connected(server: McpServer, config: ServerConfig, recorder: Recorder) -> AsyncIterator[Connection]:
+    """The run's connection (fresh, or a warm stdio server lent to it: runs/server_connection.py); a server that
+    said its shipped evals changed gets them marked stale, whatever the run's outcome (evals/list proposal: a
+    list_changed on any connection)."""
+    async with server_connection(server, config) as opened:
+        conn = opened.conn
+        # Saved with the run's end (`_finish`): the time split on its page shows it.
+        recorder.run.server_start = opened.start
         try:
             yield conn
         finally:
+            if recorder.cancel_seen:
+                opened.discard()
             if conn.saw_notification(LIST_CHANGED):
                 with anyio.CancelScope(shield=True):
                     await recorder.server_evals_changed()
@@ -222,7 +230,7 @@ def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | N
     else:
         run.status = Run.Status.DONE
     apply_verdict(run)
-    finished = ("status", "stop_reason", "finished_at", "duration_ms", "error", *VERDICT_FIELDS)
+    finished = ("status", "stop_reason", "finished_at", "duration_ms", "error", "server_start", *VERDICT_FIELDS)
     if run.status != Run.Status.DONE:
         if not run.save_if_running(finished):
             raise RunEnded(f"Run {run.pk} ended before its worker finished it.")

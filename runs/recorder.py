@@ -124,12 +124,16 @@ class Recorder:
         self._left = RUN_BYTES
         # The user turn the agent is answering, in a conversation (None in a one-prompt run).
         self.user_turn_index: int | None = None
+        self.cancel_seen = False
 
     async def _in_db_thread(self, work: Callable[..., T], *args: Any) -> T:
         return await asyncio.wrap_future(self._writer.submit(functools.partial(work, *args)))
 
     async def cancel_requested(self) -> bool:
-        return await self._in_db_thread(Run.objects.filter(pk=self.run.pk, cancel_requested=True).exists)
+        requested = await self._in_db_thread(Run.objects.filter(pk=self.run.pk, cancel_requested=True).exists)
+        # Remembered for the run's server connection: a warm server is not lent again after a cancelled run.
+        self.cancel_seen = self.cancel_seen or requested
+        return requested
 
     async def model_answered(self, result: ChatResult) -> None:
         await self._in_db_thread(self._model_answered, result)

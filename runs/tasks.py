@@ -1,10 +1,11 @@
 from __future__ import annotations
 
 from celery import Task, shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_process_shutdown, worker_ready, worker_shutdown
 from celery.worker.consumer import Consumer
 from django.utils import timezone
 
+from evalhub.mcp_client.warm_pool import WARM_POOL
 from runs import housekeeping, pipeline, scoring
 from runs.events import publish as events
 from runs.experiments.metrics import cells_refresh
@@ -26,6 +27,13 @@ def start_housekeeping(sender: Consumer, **_: object) -> None:
     reaping, killing leftover servers and recording the worker's liveness on a schedule (runs/housekeeping.py)."""
     housekeeping.worker_started(hostname=sender.hostname, started_at=timezone.now())
     housekeeping.start(hostname=sender.hostname)
+
+
+@worker_shutdown.connect
+@worker_process_shutdown.connect
+def close_warm_servers(**_: object) -> None:
+    """The worker (or one of its pool's processes) is stopping: stop the warm stdio servers it kept (warm_pool.py)."""
+    WARM_POOL.close()
 
 
 @shared_task(name="runs.rescore_runs")

@@ -110,7 +110,9 @@ def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "current_results": [result for result in results if result.is_current],
         "earlier_results": [result for result in results if not result.is_current],
         "story": story,
-        "timeline": timeline(story=story, duration_ms=run.duration_ms, scoring_ms=scoring_ms),
+        "timeline": timeline(
+            story=story, duration_ms=run.duration_ms, scoring_ms=scoring_ms, server_start=run.server_start
+        ),
     }
     context.update(review_context(run, request.user))
     context["next_to_review"] = next_to_review(run, request.user)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -73,6 +74,11 @@ class Connection:
         self._ctx = ctx
         self._tool_filter = tool_filter
         self._announcements = announcements
+        # The loop the session lives on. A warm pool (warm_pool.py) lends it to runs on other loops; their
+        # requests are handed to this one.
+        self._home = _running_loop()
+        # A request failed or a tool answered an error: a warm pool does not lend this server again.
+        self.had_error = False
         # The SDK raises on a structuredContent that breaks the tool's outputSchema, losing the result. EvalHub
         # records the result and checks it itself (runs/tool_results.py), so an invalid one is shown, not fatal.
         client.session.validate_tool_result = _accept_tool_result  # type: ignore[method-assign]
@@ -93,6 +99,24 @@ class Connection:
     def stderr_tail(self) -> str:
         """The last lines the stdio server wrote to stderr (secrets redacted); empty for HTTP."""
         return self._ctx.stdio.stderr_tail() if self._ctx.stdio else ""
+
+    @property
+    def pid(self) -> int | None:
+        """The stdio server's process id (its process group's too); None for HTTP."""
+        process = self._ctx.stdio.process if self._ctx.stdio else None
+        return process.pid if process is not None else None
+
+    @property
+    def exited(self) -> bool:
+        """Whether the stdio server process has exited (never true for HTTP)."""
+        return self._ctx.stdio is not None and self._ctx.stdio.returncode is not None
+
+    def forget_history(self) -> None:
+        """Drop what the server said so far (stderr, stray stdout, notifications): a warm pool lends the
+        connection to a new run, which reports only what the server says during it."""
+        self._announcements.notifications.clear()
+        if self._ctx.stdio is not None:
+            self._ctx.stdio.forget_output()
 
     @property
     def warnings(self) -> list[str]:
@@ -171,14 +195,22 @@ class Connection:
             lambda: self._client.call_tool(name, arguments or {}, read_timeout_seconds=seconds),
             seconds=seconds,
         )
+        if result.is_error:
+            self.had_error = True
         return self._clean(convert.tool_result(result))
 
     async def _request(self, what: str, call: Callable[[], Awaitable[T]], *, seconds: float | None = None) -> T:
+        if self._home is not None and _running_loop() is not self._home:
+            # Lent by a warm pool to a run on another loop: the session's streams belong to its own loop.
+            future = asyncio.run_coroutine_threadsafe(self._request(what, call, seconds=seconds), self._home)
+            return await asyncio.wrap_future(future)
         try:
             return await call()
-        except McpConnectionError:
-            raise
-        except Exception as exc:
+        except BaseException as exc:
+            # Cancelled mid-request too: the server may still be working on it, so it is not lent again.
+            self.had_error = True
+            if isinstance(exc, McpConnectionError) or not isinstance(exc, Exception):
+                raise
             leaf = (classify.leaves(exc) or [exc])[0]
             raise await classify.from_exception(leaf, self._ctx, phase="request", what=what, seconds=seconds) from exc
 
@@ -205,6 +237,13 @@ class Connection:
 
 async def _accept_tool_result(name: str, result: object) -> None:
     return None
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # not on asyncio (trio)
+        return None
 
 
 def redact_json(value: T, redact: Redactor) -> T:

@@ -55,6 +55,11 @@ class StdioState:
     def stderr_tail(self) -> str:
         return self.redact(self.stderr.text())
 
+    def forget_output(self) -> None:
+        """Start the stderr tail and the stray-stdout count afresh (a warm server lent to its next run)."""
+        self.stderr = StderrTail()
+        self.noise, self.noise_count = [], 0
+
     def note_noise(self, line: bytes) -> None:
         """Remember a stdout line that is not a JSON-RPC message (a banner, a print(), a stack trace)."""
         self.noise_count += 1

@@ -31,6 +31,7 @@ from evalhub.api.common import (
 )
 from evalhub.api_keys.auth import auth_for
 from evalhub.mcp_client.config import ALWAYS_SECRET_HEADERS
+from evalhub.mcp_client.warm_pool import DEFAULT_RECYCLE_AFTER, MAX_RECYCLE_AFTER
 from evalhub.permissions import require_change
 from evalhub.servers.forms import ServerForm
 from evalhub.servers.models import McpServer
@@ -44,6 +45,13 @@ TransportName = Literal["stdio", "http", "sse"]
 InspectionStatus = Literal["idle", "inspecting", "interrupted"]
 MAX_INSPECT_WAIT = 30
 ProtocolMode = Literal["auto", "legacy"]
+WARM_REUSE = (
+    "stdio only. Runs are lent already-started server processes, one run at a time, instead of starting one each. "
+    "Only for stateless servers: what a run leaves in the process is there for the next run it serves. No verdict "
+    "rule changes; after any error, a time limit or a cancelled run the process is closed and the next run gets a "
+    "fresh one."
+)
+RECYCLE_AFTER = "stdio with warm_reuse: a process serves at most this many runs, then a fresh one starts."
 
 
 class ServerOut(Schema):
@@ -61,6 +69,8 @@ class ServerOut(Schema):
     protocol_mode: str
     connect_timeout: float
     request_timeout: float
+    warm_reuse: bool = Field(description=WARM_REUSE)
+    warm_recycle_after: int = Field(description=RECYCLE_AFTER)
     tool_names: list[str] = Field(description="Tools the latest inspection saw.")
     tools_hash: str | None
     last_inspected_at: datetime | None
@@ -99,6 +109,8 @@ class ServerIn(Schema):
     protocol_mode: ProtocolMode = "auto"
     connect_timeout: float = Field(30.0, gt=0, le=600)
     request_timeout: float = Field(60.0, gt=0, le=3600)
+    warm_reuse: bool = Field(False, description=WARM_REUSE)
+    warm_recycle_after: int = Field(DEFAULT_RECYCLE_AFTER, ge=1, le=MAX_RECYCLE_AFTER, description=RECYCLE_AFTER)
 
 
 class ServerPatch(Schema):
@@ -127,6 +139,8 @@ class ServerPatch(Schema):
     protocol_mode: ProtocolMode | None = None
     connect_timeout: float | None = Field(None, gt=0, le=600)
     request_timeout: float | None = Field(None, gt=0, le=3600)
+    warm_reuse: bool | None = None
+    warm_recycle_after: int | None = Field(None, ge=1, le=MAX_RECYCLE_AFTER)
 
 
 class ServerFilters(Schema):
@@ -187,6 +201,8 @@ def server_out(server: McpServer) -> dict[str, Any]:
         "protocol_mode": server.protocol_mode,
         "connect_timeout": server.connect_timeout,
         "request_timeout": server.request_timeout,
+        "warm_reuse": server.warm_reuse,
+        "warm_recycle_after": server.warm_recycle_after,
         "tool_names": snapshot.tool_names if snapshot else [],
         "tools_hash": snapshot.tools_hash if snapshot else None,
         "last_inspected_at": server.last_inspected_at,
@@ -247,6 +263,8 @@ def _save(server: McpServer | None, values: dict[str, Any], request: HttpRequest
         "protocol_mode": values["protocol_mode"],
         "connect_timeout": values["connect_timeout"],
         "request_timeout": values["request_timeout"],
+        "warm_reuse": values["warm_reuse"],
+        "warm_recycle_after": values["warm_recycle_after"],
         "secret_env_text": _lines(values.get("secret_env") or {}, "=", "secret_env"),
         "secret_headers_text": _lines(values.get("secret_headers") or {}, ": ", "secret_headers"),
         "bearer_token": values.get("bearer_token") or "",
@@ -272,6 +290,16 @@ def _save(server: McpServer | None, values: dict[str, Any], request: HttpRequest
     return saved
 
 
+def _refuse_warm_http(sent: dict[str, Any]) -> None:
+    # The form quietly drops a box left ticked on a transport it hides; a client that asks for it is told.
+    if sent.get("warm_reuse") and sent.get("transport") != McpServer.Transport.STDIO:
+        raise invalid(
+            "warm_reuse: only a stdio server's processes can be kept warm; an HTTP or SSE server is reached afresh "
+            "by every run. Leave warm_reuse out or false.",
+            field="warm_reuse",
+        )
+
+
 def _current(server: McpServer) -> dict[str, Any]:
     return {
         "name": server.name,
@@ -286,6 +314,8 @@ def _current(server: McpServer) -> dict[str, Any]:
         "protocol_mode": server.protocol_mode,
         "connect_timeout": server.connect_timeout,
         "request_timeout": server.request_timeout,
+        "warm_reuse": server.warm_reuse,
+        "warm_recycle_after": server.warm_recycle_after,
     }
 
 
@@ -304,6 +334,7 @@ def create_server(request: HttpRequest, payload: ServerIn) -> Status:
     """stdio servers (a command EvalHub starts on this machine) need a staff account and evaluate:admin."""
     if payload.transport == McpServer.Transport.STDIO:
         require_admin(request, "Registering a stdio server")
+    _refuse_warm_http(payload.dict())
     server = _save(None, payload.dict(), request)
     return Status(201, server_out(server))
 
@@ -325,6 +356,7 @@ def update_server(request: HttpRequest, server_id: int, payload: ServerPatch) ->
         require_admin(request, "Changing a stdio server")
     # null means "unchanged" for every field, secrets included (`patched` leaves them out of `values`).
     values = patched(_current(server), data)
+    _refuse_warm_http({"warm_reuse": data.get("warm_reuse"), "transport": values["transport"]})
     with transaction.atomic():
         server = _save(server, values, request)
     return server_out(server)

@@ -17,6 +17,7 @@ from django import forms
 from evalhub import outbound, vault
 from evalhub.egress import EgressPolicy, origin, url_refusal
 from evalhub.mcp_client.config import ALWAYS_SECRET_HEADERS
+from evalhub.mcp_client.warm_pool import DEFAULT_RECYCLE_AFTER
 from evalhub.servers.form_parts import (
     MASK,
     Fieldset,
@@ -35,6 +36,16 @@ from evalhub.vault import SecretUnavailable
 STORED_ENCRYPTED_NOTE = (
     "Stored encrypted and never shown again. Staff may give ${ENV_VAR} instead, for a variable an operator allowed "
     "in EVALHUB_SECRET_ENV_ALLOWLIST: EvalHub then reads it from its web app's and worker's environment."
+)
+
+
+WARM_REUSE_HELP = (
+    "Off (the default), every run starts its own server process. On, runs are lent an already-started process, "
+    "one run at a time, so they skip the server's start-up. Only for stateless servers: whatever a run leaves in "
+    "the process (memory, caches, counters, a login) is there for the next run it serves, and can change that "
+    "run's result. It changes no verdict rule: runs are judged on what they record, as always. After any error (a "
+    "failed or erroring tool call, a protocol error, a time limit) or a cancelled run, the process is closed and "
+    "the next run starts a fresh one."
 )
 
 
@@ -120,8 +131,14 @@ class ServerForm(forms.ModelForm):
             "connect_timeout",
             "request_timeout",
             "protocol_mode",
+            "warm_reuse",
+            "warm_recycle_after",
         ]
-        labels = {"protocol_mode": "Protocol"}
+        labels = {
+            "protocol_mode": "Protocol",
+            "warm_reuse": "Reuse warm server processes (stateless servers only)",
+            "warm_recycle_after": "Recycle a process after (runs)",
+        }
         widgets = {
             "description": forms.Textarea(attrs={"rows": 2}),
             "transport": forms.RadioSelect,
@@ -138,6 +155,9 @@ class ServerForm(forms.ModelForm):
             "cwd": "An absolute path the command starts in. Empty: the directory EvalHub runs in.",
             "protocol_mode": "Automatic suits every server. Choose “Legacy handshake only” for old servers that "
             "hang instead of rejecting the newer protocol's first request.",
+            "warm_reuse": WARM_REUSE_HELP,
+            "warm_recycle_after": "A process serves at most this many runs, then a fresh one starts. Default "
+            f"{DEFAULT_RECYCLE_AFTER}.",
         }
         error_messages = {"name": {"unique": "A server with this name already exists; choose another name."}}
 
@@ -148,6 +168,8 @@ class ServerForm(forms.ModelForm):
         self.allows_stdio = is_staff
         self.user_is_staff = is_staff if user_is_staff is None else user_is_staff
         self.dropped_secrets: list[str] = []
+        # Left empty (or not sent, by a client that predates it): the default.
+        self.fields["warm_recycle_after"].required = False
         transport = self.fields["transport"]
         assert isinstance(transport, forms.ChoiceField)
         transport.choices = [
@@ -215,6 +237,11 @@ class ServerForm(forms.ModelForm):
                 rows("headers") + bearer,
             ),
             Fieldset("Connection", "", bound("connect_timeout", "request_timeout", "protocol_mode")),
+            *(
+                [Fieldset("Warm reuse (stdio)", "stdio", bound("warm_reuse", "warm_recycle_after"))]
+                if self.allows_stdio
+                else []
+            ),
         ]
 
     def secrets_were_typed(self) -> bool:
@@ -243,6 +270,14 @@ class ServerForm(forms.ModelForm):
                 f"({', '.join(rest[:3])}{'…' if len(rest) > 3 else ''}): EvalHub never runs a shell command line."
             )
         return command
+
+    def clean_warm_reuse(self) -> bool:
+        # Only a started process can be kept warm; an HTTP server is reached afresh by every run.
+        return bool(self.cleaned_data.get("warm_reuse")) and self._transport() == "stdio"
+
+    def clean_warm_recycle_after(self) -> int:
+        value = self.cleaned_data.get("warm_recycle_after")
+        return DEFAULT_RECYCLE_AFTER if value is None else int(value)
 
     def clean_args_text(self) -> list[str]:
         if self._transport() != "stdio":

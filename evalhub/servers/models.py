@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
 from evalhub import outbound, vault
 from evalhub.mcp_client.config import ServerConfig
 from evalhub.mcp_client.snapshot import tools_hash
+from evalhub.mcp_client.warm_pool import DEFAULT_RECYCLE_AFTER, MAX_RECYCLE_AFTER
 
 
 class McpServer(models.Model):
@@ -36,6 +38,18 @@ class McpServer(models.Model):
     )
     connect_timeout = models.FloatField(default=30.0)
     request_timeout = models.FloatField(default=60.0)
+    # stdio only: runs may be lent an already-started process of this server (evalhub/mcp_client/warm_pool.py),
+    # each process serving at most `warm_recycle_after` runs. Only for servers that keep no state between runs.
+    warm_reuse = models.BooleanField(
+        "warm reuse",
+        default=False,
+        help_text="Stateless stdio servers only: runs reuse already-started server processes.",
+    )
+    warm_recycle_after = models.PositiveSmallIntegerField(
+        "recycle after (runs)",
+        default=DEFAULT_RECYCLE_AFTER,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_RECYCLE_AFTER)],
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -106,7 +106,8 @@ def schema_problems(error: ValidationError) -> list[tuple[str, str]]:
         hint = suggestion(error.instance, [str(o) for o in options]) if isinstance(error.instance, str) else ""
         return [(pointer, f"expected one of {', '.join(map(str, options))}{hint}")]
     if keyword == "const":
-        return [(pointer, f"must be {error.validator_value}")]
+        value = error.validator_value
+        return [(pointer, f"must be {str(value).lower() if isinstance(value, bool) else value}")]  # YAML's false
     if keyword == "type":
         return [(pointer, f"expected {_types(error.validator_value)}, got {_type_of(error.instance)}")]
     if keyword == "pattern":

@@ -173,22 +173,40 @@ def _count_errors(calls: list[dict[str, Any]]) -> int:
     return sum(int(call["is_error"]) + _count_errors(call["nested"]) for call in calls)
 
 
-def timeline(*, story: dict[str, Any], duration_ms: int | None, scoring_ms: int) -> dict[str, Any]:
-    """Where the run's time went: the model, the tools, the harness (connecting, listing tools, recording:
-    the rest of the run's wall time) and scoring (after the run; not part of its duration)."""
+def timeline(
+    *, story: dict[str, Any], duration_ms: int | None, scoring_ms: int, server_start: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Where the run's time went: the model, the tools, the server's start (a stdio process started, or lent
+    warm; an HTTP connect: `Run.server_start`), the harness (listing tools, recording: the rest of the run's wall
+    time) and scoring (after the run; not part of its duration)."""
     model_ms = sum(step["model_ms"] or 0 for step in story["steps"])
     tools_ms = sum(step["tools_ms"] for step in story["steps"])
-    harness_ms = max(duration_ms - model_ms - tools_ms, 0) if duration_ms is not None else None
-    parts = [("model", "Model", model_ms), ("tools", "Tools", tools_ms)]
-    if harness_ms is not None:
-        parts.append(("harness", "Harness", harness_ms))
-    parts.append(("scoring", "Scoring", scoring_ms))
-    whole = sum(ms for _, _, ms in parts)
+    parts: list[tuple[str, str, int, str]] = [("model", "Model", model_ms, ""), ("tools", "Tools", tools_ms, "")]
+    start_ms = 0
+    if duration_ms is not None and server_start is not None:
+        start_ms = min(int(server_start.get("ms") or 0), max(duration_ms - model_ms - tools_ms, 0))
+        label, note = server_start_label(server_start)
+        parts.append(("server", label, start_ms, note))
+    if duration_ms is not None:
+        parts.append(("harness", "Harness", max(duration_ms - model_ms - tools_ms - start_ms, 0), ""))
+    parts.append(("scoring", "Scoring", scoring_ms, ""))
+    whole = sum(ms for _, _, ms, _ in parts)
     segments = [
-        {"kind": kind, "label": label, "ms": ms, "percent": round(100 * ms / whole, 1) if whole else 0}
-        for kind, label, ms in parts
+        {"kind": kind, "label": label, "ms": ms, "note": note, "percent": round(100 * ms / whole, 1) if whole else 0}
+        for kind, label, ms, note in parts
     ]
     for step in story["steps"]:
         # Each step's share of the run, for the bar beside its heading.
         step["percent"] = round(100 * step["duration_ms"] / whole, 1) if whole else 0
     return {"segments": segments, "total_ms": whole}
+
+
+def server_start_label(start: dict[str, Any]) -> tuple[str, str]:
+    """("Server start", "warm, reused 3/20") for a stdio server; ("Connect", "") for an HTTP one."""
+    if start.get("transport") not in (None, "stdio"):
+        return "Connect", ""
+    if start.get("warm"):
+        return "Server start", f"warm, reused {start.get('use')}/{start.get('recycleAfter')}"
+    if start.get("use"):
+        return "Server start", f"new warm process, use {start.get('use')}/{start.get('recycleAfter')}"
+    return "Server start", ""

@@ -120,6 +120,7 @@ def run_record(run: Run) -> dict[str, Any]:
         "all_tool_calls": run.all_tool_calls,
         "final_text": run.final_text,
         "model_calls": run.model_calls,
+        "server_start": run.server_start,
         "simulator_calls": run.simulator_calls,
         "input_tokens": run.input_tokens,
         "output_tokens": run.output_tokens,

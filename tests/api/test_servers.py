@@ -106,6 +106,25 @@ class ServerCreateTests:
     def test_it_requires_the_write_scope(self, reader_api: Client) -> None:
         assert_error(post(reader_api, "/api/v1/servers", HTTP_SERVER), 403, "INSUFFICIENT_PERMISSIONS")
 
+    def test_staff_opts_a_stdio_server_in_to_warm_reuse(self, admin_api: Client) -> None:
+        stdio = {"name": "Warm", "transport": "stdio", "command": PYTHON, "args": ["-m", "evalhub.demo_server"]}
+
+        created = post(admin_api, "/api/v1/servers", {**stdio, "warm_reuse": True, "warm_recycle_after": 5})
+        changed = patch(admin_api, f"/api/v1/servers/{created.json()['id']}", {"warm_recycle_after": 7})
+        refused = post(admin_api, "/api/v1/servers", {**stdio, "name": "Bad", "warm_recycle_after": 0})
+
+        assert created.status_code == 201, created.content
+        assert (created.json()["warm_reuse"], created.json()["warm_recycle_after"]) == (True, 5)
+        assert (changed.json()["warm_reuse"], changed.json()["warm_recycle_after"]) == (True, 7)
+        assert refused.status_code == 400
+
+    def test_an_http_server_cannot_be_kept_warm(self, writer_api: Client) -> None:
+        error = assert_error(
+            post(writer_api, "/api/v1/servers", {**HTTP_SERVER, "warm_reuse": True}), 400, "VALIDATION_ERROR"
+        )
+        assert error["message"].startswith("warm_reuse: only a stdio server's processes can be kept warm")
+        assert not McpServer.objects.exists()
+
 
 @pytest.mark.django_db
 class ServerDetailTests:

@@ -122,6 +122,26 @@ class ServerBrowserTests:
         expect(page.locator(".inspect-error pre")).to_contain_text("error: upstream rejected token <unset>")
         screenshot(page, "server-inspect-failed")
 
+    def test_staff_opt_a_stdio_server_in_to_warm_reuse(self, page: Page, live_server: LiveServer, alice: User) -> None:
+        log_in(page, live_server)
+        page.goto(f"{live_server.url}/servers/new/")
+        warm = page.get_by_label("Reuse warm server processes (stateless servers only)")
+        expect(page.get_by_text("Only for stateless servers: whatever a run leaves")).to_be_visible()
+        page.get_by_label("Streamable HTTP").check()
+        expect(warm).to_be_hidden()  # only a started process can be kept warm
+        page.get_by_label("stdio (a command EvalHub starts)").check()
+        page.get_by_label("Name").fill("Warm demo")
+        page.get_by_label("Command", exact=True).fill(PYTHON)
+        page.get_by_label("Arguments").fill("-m\nevalhub.demo_server")
+        warm.check()
+        page.get_by_label("Recycle a process after (runs)").fill("5")
+        screenshot(page, "server-form-warm-reuse")
+        page.get_by_role("button", name="Add server").click()
+
+        expect(page.locator("h1")).to_have_text("Warm demo")
+        expect(page.locator(".facts")).to_contain_text("each serves at most 5 runs")
+        screenshot(page, "server-detail-warm-reuse")
+
     def test_a_form_error_is_explained_in_place(self, page: Page, live_server: LiveServer, alice: User) -> None:
         log_in(page, live_server)
         page.goto(f"{live_server.url}/servers/new/")

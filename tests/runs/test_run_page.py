@@ -151,6 +151,15 @@ class RunStoryTests:
         ]
         assert [s["percent"] for s in timeline["segments"]] == [40.0, 18.4, 21.6, 20.0]
 
+    def test_the_timeline_says_how_the_server_started(self, alice_client: Client, scenario: Scenario) -> None:
+        start = {"ms": 0, "transport": "stdio", "warm": True, "use": 3, "recycleAfter": 20}
+        run = make_run(scenario, **multi_step_fields(), server_start=start)
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        legend = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+        assert "Server start 0 ms (warm, reused 3/20)" in legend
+
     def test_a_refresh_keeps_the_same_collapsible_keys(self, alice_client: Client, scenario: Scenario) -> None:
         # What a reader opened is remembered by these keys across the live refreshes of #run-body.
         run = make_run(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evalhub.mcp_client.warm_pool import DEFAULT_RECYCLE_AFTER, MAX_RECYCLE_AFTER
 from evalhub.suites.sections.spec import NAME, SECRET_REFERENCE, Field, Section
 
 _VALUES = {
@@ -39,6 +40,17 @@ SECTION = Section(
         ),
         "connect_timeout": Field({"type": "number", "exclusiveMinimum": 0}, "Seconds to connect.", 30.0),
         "request_timeout": Field({"type": "number", "exclusiveMinimum": 0}, "Seconds per request.", 60.0),
+        "warm_reuse": Field(
+            {"type": "boolean"},
+            "stdio: lend runs already-started server processes (stateless servers only: what a run leaves in the "
+            "process is there for the next one).",
+            False,
+        ),
+        "warm_recycle_after": Field(
+            {"type": "integer", "minimum": 1, "maximum": MAX_RECYCLE_AFTER},
+            "stdio with warm_reuse: runs a process serves before a fresh one starts.",
+            DEFAULT_RECYCLE_AFTER,
+        ),
     },
     extra_schema={
         "allOf": [
@@ -46,9 +58,9 @@ SECTION = Section(
                 "if": {"properties": {"transport": {"const": "stdio"}}, "required": ["transport"]},
                 "then": {"required": ["command"], "properties": {"command": {"minLength": 1}}},
             },
-            {  # http is the default, so a server without a transport needs a URL too
+            {  # http is the default, so a server without a transport needs a URL too (and is never kept warm)
                 "if": {"properties": {"transport": {"enum": ["http", "sse"]}}},
-                "then": {"required": ["url"], "properties": {"url": {"minLength": 1}}},
+                "then": {"required": ["url"], "properties": {"url": {"minLength": 1}, "warm_reuse": {"const": False}}},
             },
         ]
     },

@@ -73,6 +73,28 @@ class ServerCreateTests:
         assert server.created_by is not None and server.created_by.username == "alice"
         assert (server.connect_timeout, server.request_timeout) == (30.0, 60.0)
 
+    def test_warm_reuse_is_off_by_default_and_explained_on_the_form(self, alice_client: Client) -> None:
+        page = alice_client.get("/servers/new/").content.decode()
+        alice_client.post("/servers/new/", stdio_data())
+
+        server = McpServer.objects.get(name="Demo over stdio")
+        assert (server.warm_reuse, server.warm_recycle_after) == (False, 20)
+        assert "Only for stateless servers: whatever a run leaves in the process" in page
+        assert "It changes no verdict rule" in page
+
+    def test_staff_opts_a_stdio_server_in_to_warm_reuse(self, alice_client: Client) -> None:
+        alice_client.post("/servers/new/", stdio_data(warm_reuse="on", warm_recycle_after="5"))
+
+        server = McpServer.objects.get(name="Demo over stdio")
+        assert (server.warm_reuse, server.warm_recycle_after) == (True, 5)
+
+    def test_an_http_server_is_never_kept_warm_and_a_recycle_count_must_be_positive(self, alice_client: Client) -> None:
+        alice_client.post("/servers/new/", http_data(warm_reuse="on"))
+        refused = alice_client.post("/servers/new/", stdio_data(warm_reuse="on", warm_recycle_after="0"))
+
+        assert McpServer.objects.get(name="Demo over HTTP").warm_reuse is False
+        assert "warm_recycle_after" in refused.context["form"].errors
+
     def test_it_adds_an_http_server_with_headers_and_a_bearer_token(self, bob_client: Client) -> None:
         response = bob_client.post("/servers/new/", http_data())
 

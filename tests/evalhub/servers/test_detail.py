@@ -33,6 +33,17 @@ class ServerDetailTests:
         assert "Not inspected yet." in content
         assert f'href="/servers/{server.pk}/edit/"' in content
 
+    def test_it_says_whether_runs_reuse_warm_processes(self, alice_client: Client) -> None:
+        fresh = make_demo_server()
+        warm = make_demo_server(name="Warm", warm_reuse=True, warm_recycle_after=5)
+
+        fresh_page = alice_client.get(f"/servers/{fresh.pk}/").content.decode()
+        warm_page = alice_client.get(f"/servers/{warm.pk}/").content.decode()
+
+        assert "off: every run starts its own process" in fresh_page
+        assert "each serves at most 5 runs and is closed after any error or a cancelled run" in warm_page
+        assert "State a run leaves in the process is seen by the next one." in warm_page
+
     def test_it_shows_an_http_servers_url_and_headers(self, bob_client: Client, bob: User) -> None:
         server = McpServer(
             name="Remote", transport="http", url="https://mcp.example.com/mcp", headers={"X-T": "a"}, created_by=bob

@@ -42,6 +42,20 @@ class RoundTripTests:
         assert plan.count("create") == 7 and plan.count("change") == 0
         assert suite_export(schema_url=URL) == first
 
+    def test_a_warm_servers_settings_go_out_and_come_back(self, alice: User, allow_references: None) -> None:
+        build_install(alice)
+        McpServer.objects.filter(name="Demo travel server").update(warm_reuse=True, warm_recycle_after=5)
+        text = suite_export(schema_url=URL)
+        server = next(s for s in load(text).data["servers"] if s["name"] == "Demo travel server")
+        assert (server["warm_reuse"], server["warm_recycle_after"]) == (True, 5)
+        # Defaults are left out of an export, as every field's are.
+        remote = next(s for s in load(text).data["servers"] if s["name"] == "Remote API")
+        assert "warm_reuse" not in remote and "warm_recycle_after" not in remote
+        wipe()
+        suite_apply(text=text, filename="evals.yaml", user=alice)
+        warm = McpServer.objects.get(name="Demo travel server")
+        assert (warm.warm_reuse, warm.warm_recycle_after) == (True, 5)
+
     def test_the_export_starts_with_the_schema_line_and_lists_variables_to_set(self, alice: User) -> None:
         build_install(alice)
         text = suite_export(schema_url=URL)

@@ -72,6 +72,12 @@ class ReadSuiteTests:
             "evals.yaml:7 /scenarios/0/tool_call: an execution-level scenario needs tool_call: {tool, arguments}"
         ]
 
+    def test_only_a_stdio_server_may_be_kept_warm(self) -> None:
+        data, _ = read_suite(GOOD.replace("  command: python\n", "  command: python\n  warm_reuse: true\n"), "e.yaml")
+        assert data["servers"][0]["warm_reuse"] is True
+        remote = "version: 1\nservers:\n- name: remote\n  url: https://mcp.example.com/mcp\n  warm_reuse: true\n"
+        assert problems(remote) == ["evals.yaml:5 /servers/0/warm_reuse: must be false"]
+
     def test_unknown_keys_are_errors_with_suggestions(self) -> None:
         text = GOOD.replace("  prompt:", "  promt:").replace("servers:", "servres:")
         assert problems(text) == [

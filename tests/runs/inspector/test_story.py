@@ -69,4 +69,33 @@ class TimelineTests:
 
     def test_a_run_shorter_than_its_parts_has_no_negative_harness(self) -> None:
         shares = timeline(story=story_of(multi_step_fields()), duration_ms=100, scoring_ms=0)
-        assert shares["segments"][2] == {"kind": "harness", "label": "Harness", "ms": 0, "percent": 0.0}
+        assert shares["segments"][2] == {"kind": "harness", "label": "Harness", "ms": 0, "note": "", "percent": 0.0}
+
+    def test_the_server_start_is_its_own_share_taken_from_the_harness(self) -> None:
+        story = story_of(multi_step_fields())
+        start = {"ms": 800, "transport": "stdio", "warm": False}
+        shares = timeline(story=story, duration_ms=2460, scoring_ms=0, server_start=start)
+        parts = [(s["kind"], s["label"], s["ms"], s["note"]) for s in shares["segments"]]
+        assert parts == [
+            ("model", "Model", 1000, ""),
+            ("tools", "Tools", 460, ""),
+            ("server", "Server start", 800, ""),
+            ("harness", "Harness", 200, ""),
+            ("scoring", "Scoring", 0, ""),
+        ]
+
+    def test_a_warm_server_starts_in_no_time_and_says_which_use_it_was(self) -> None:
+        start = {"ms": 0, "transport": "stdio", "warm": True, "use": 3, "recycleAfter": 20}
+        shares = timeline(story=story_of(multi_step_fields()), duration_ms=2000, scoring_ms=0, server_start=start)
+        assert shares["segments"][2] == {
+            "kind": "server",
+            "label": "Server start",
+            "ms": 0,
+            "note": "warm, reused 3/20",
+            "percent": 0.0,
+        }
+
+    def test_an_http_server_is_connected_to_and_never_more_than_the_run_left(self) -> None:
+        start = {"ms": 5000, "transport": "http", "warm": False}
+        shares = timeline(story=story_of(multi_step_fields()), duration_ms=1500, scoring_ms=0, server_start=start)
+        assert [(s["label"], s["ms"]) for s in shares["segments"][2:4]] == [("Connect", 40), ("Harness", 0)]
