@@ -126,6 +126,14 @@ class RunBenchTests:
         assert headline(output, "delivery p50") >= 0
         headline(output, "CPU added by 2 open streams")  # a difference of two readings: any sign
 
+    def test_stdio_warm(self, bench_env: dict[str, str]) -> None:
+        args = ["--tiny"] + (["--database-url", bench_env["DATABASE_URL"]] if ON_POSTGRES else [])
+        output = run_bench(bench_env, "stdio_warm.py", *args)
+        assert headline(output, "runs per minute, fresh process per run") > 0
+        assert headline(output, "runs per minute, warm reuse") > 0
+        assert headline(output, "warm reuse / fresh process, runs per minute") > 0
+        assert "verdicts per scenario: the same in both modes" in output
+
     @pytest.mark.worker
     def test_worker_concurrency(self, bench_env: dict[str, str]) -> None:
         if ON_POSTGRES and not BROKER_URL.startswith("redis://"):
