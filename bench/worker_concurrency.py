@@ -1,13 +1,15 @@
-"""How many runs one worker process, started with no flags, carries at once; how fast an idle worker picks one up.
+"""How many runs the worker, started as `make run` starts it, carries at once; its CPU per run; how fast it picks
+runs up.
 
     .venv/bin/python bench/worker_concurrency.py [--tier embedded|postgres|both] [--sizes 40,200] [--in-flight 50]
-        [--profile DIR]  # the worker under cProfile, every thread (bench/profiled.py); prints the top
+        [--processes N]  # worker processes (default: as make run, one per core)
+        [--profile DIR]  # one worker process under cProfile, every thread (bench/profiled.py); prints the top
 
 Each tier gets a fresh database (embedded: SQLite and the filesystem broker under a temporary EVALHUB_VAR_DIR;
 postgres: DATABASE_URL, default postgres://postgres@127.0.0.1:5432/evalhub_bench_concurrency, dropped and
-recreated, and CELERY_BROKER_URL, default redis://127.0.0.1:6379/9) and one worker: `celery -A evalhub worker`
-with only a queue and a name of this script's own (so it takes nobody else's tasks), i.e. the thread pool and
-EVALHUB_WORKER_CONCURRENCY of settings.py.
+recreated, and CELERY_BROKER_URL, default redis://127.0.0.1:6379/9) and one worker: `manage.py worker` (one
+Celery worker process per core, each on the thread pool and EVALHUB_WORKER_CONCURRENCY of settings.py) with only
+a queue and a name of this script's own (so it takes nobody else's tasks).
 
 Every run is one scenario against the demo MCP server over Streamable HTTP (one process for all runs) and a
 local OpenAI-compatible endpoint that answers each call after --delay seconds: a get_weather call, then a final
@@ -22,8 +24,8 @@ answer, so each run spends 2 x delay waiting on the model.
 - Pickup latency = started_at - created_at, p50/p95: of the batch's runs, and of runs started one at a time on
   an idle worker (offline model).
 - Harness time per run = a run's duration minus its model time (2 x delay), mean.
-- Memory: the worker's RSS idle and with --in-flight runs held in their first model call; on PostgreSQL also the
-  database connections the worker holds then.
+- Memory: the worker's RSS (all its processes) idle and with --in-flight runs held in their first model call; on
+  PostgreSQL also the database connections the worker holds then.
 """
 
 from __future__ import annotations
@@ -122,11 +124,16 @@ def prepare(tier: str) -> None:
         os.environ.pop("CELERY_BROKER_URL", None)
 
 
-def start_worker(profile: Path | None) -> tuple[subprocess.Popen[bytes], Path]:
+def start_worker(processes: int | None, profile: Path | None) -> tuple[subprocess.Popen[bytes], Path]:
+    """The worker as `make run` starts it (`manage.py worker`: a process per core unless --processes says);
+    with --profile, one `celery worker` process under cProfile instead (a profile is of one process)."""
     log = Path(os.environ["EVALHUB_VAR_DIR"]) / "worker.log"
-    command = [sys.executable, "-m", "celery", "-A", "evalhub", "worker", "-Q", QUEUE, "-n", f"{QUEUE}@%h"]
     if profile:
-        command[1:1] = [str(ROOT / "bench" / "profiled.py"), str(profile)]
+        command = [sys.executable, str(ROOT / "bench" / "profiled.py"), str(profile)]
+        command += ["-m", "celery", "-A", "evalhub", "worker", "-Q", QUEUE, "-n", f"{QUEUE}@%h"]
+    else:
+        command = [sys.executable, "manage.py", "worker", "--name", QUEUE]
+        command += [*(["--processes", str(processes)] if processes is not None else []), "--", "-Q", QUEUE]
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     return process, log
@@ -248,11 +255,14 @@ def pickup(scenario: Any, user: Any, count: int) -> list[float]:
     return latencies
 
 
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise SystemExit(f"No VmRSS for process {pid}.")
+def rss_kib(root: int) -> int:
+    """Resident memory of the worker's process tree."""
+    total = 0
+    for pid in tree_pids(root):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+    return total
 
 
 def held(scenario: Any, user: Any, model: Model, count: int, worker: int) -> dict[str, float]:
@@ -280,7 +290,9 @@ def held(scenario: Any, user: Any, model: Model, count: int, worker: int) -> dic
     return {"idle MiB": idle / 1024, "busy MiB": busy / 1024, "KiB/run": (busy - idle) / count, "db conns": connections}
 
 
-def run_tier(tier: str, sizes: list[int], in_flight: int, delay: float, profile: Path | None) -> None:
+def run_tier(
+    tier: str, sizes: list[int], in_flight: int, delay: float, processes: int | None, profile: Path | None
+) -> None:
     prepare(tier)
     import django
 
@@ -301,7 +313,7 @@ def run_tier(tier: str, sizes: list[int], in_flight: int, delay: float, profile:
     port = free_port()
     demo = subprocess.Popen([sys.executable, "-m", "evalhub.demo_server", "--http", "--port", str(port)], cwd=ROOT)
     profile_out = profile / f"{tier}.pstats" if profile else None
-    worker, log = start_worker(profile_out)
+    worker, log = start_worker(processes, profile_out)
     try:
         wait_for_port(port, demo)
         server = McpServer.objects.create(
@@ -323,7 +335,11 @@ def run_tier(tier: str, sizes: list[int], in_flight: int, delay: float, profile:
         with app.connection_for_write() as conn:
             conn.default_channel.queue_purge(QUEUE)
     broker = "filesystem broker, SQLite" if tier == "embedded" else "Redis, PostgreSQL"
-    print(f"\n== {tier} ({broker}); worker: celery -A evalhub worker (log {log}); {os.cpu_count()} CPUs")
+    from runs.models import Run
+
+    started = "celery -A evalhub worker under cProfile" if profile else "manage.py worker"
+    names = sorted({run.worker for run in Run.objects.exclude(worker="")})
+    print(f"\n== {tier} ({broker}); worker: {started}, processes {', '.join(names)} (log {log}); {os.cpu_count()} CPUs")
     for row in results:
         pickups = row["pickups"]
         print(
@@ -354,6 +370,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="40,200", help="batch sizes, comma-separated")
     parser.add_argument("--in-flight", type=int, default=50, help="runs held at once for the memory figure")
     parser.add_argument("--delay", type=float, default=0.5, help="seconds per model call")
+    parser.add_argument("--processes", type=int, help="worker processes (default: as make run, one per core)")
     parser.add_argument("--profile", type=Path, help="a folder for py-spy's samples of the worker (needs py-spy)")
     args = parser.parse_args()
     if args.tier == "both":
@@ -363,7 +380,8 @@ def main() -> None:
         return
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
-    run_tier(args.tier, [int(size) for size in args.sizes.split(",")], args.in_flight, args.delay, args.profile)
+    sizes = [int(size) for size in args.sizes.split(",")]
+    run_tier(args.tier, sizes, args.in_flight, args.delay, args.processes, args.profile)
 
 
 if __name__ == "__main__":
