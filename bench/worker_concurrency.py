@@ -3,6 +3,7 @@ runs up.
 
     .venv/bin/python bench/worker_concurrency.py [--tier embedded|postgres|both] [--sizes 40,200] [--in-flight 50]
         [--processes N]  # worker processes (default: as make run, one per core)
+        [--single]       # one `celery -A evalhub worker` process instead, as make run started it before issue 30
         [--profile DIR]  # one worker process under cProfile, every thread (bench/profiled.py); prints the top
 
 Each tier gets a fresh database (embedded: SQLite and the filesystem broker under a temporary EVALHUB_VAR_DIR;
@@ -124,12 +125,13 @@ def prepare(tier: str) -> None:
         os.environ.pop("CELERY_BROKER_URL", None)
 
 
-def start_worker(processes: int | None, profile: Path | None) -> tuple[subprocess.Popen[bytes], Path]:
+def start_worker(processes: int | None, profile: Path | None, single: bool) -> tuple[subprocess.Popen[bytes], Path]:
     """The worker as `make run` starts it (`manage.py worker`: a process per core unless --processes says);
-    with --profile, one `celery worker` process under cProfile instead (a profile is of one process)."""
+    with --profile (under cProfile: a profile is of one process) or --single, one `celery worker` process, as
+    `make run` started it before issue 30."""
     log = Path(os.environ["EVALHUB_VAR_DIR"]) / "worker.log"
-    if profile:
-        command = [sys.executable, str(ROOT / "bench" / "profiled.py"), str(profile)]
+    if profile or single:
+        command = [sys.executable, str(ROOT / "bench" / "profiled.py"), str(profile)] if profile else [sys.executable]
         command += ["-m", "celery", "-A", "evalhub", "worker", "-Q", QUEUE, "-n", f"{QUEUE}@%h"]
     else:
         command = [sys.executable, "manage.py", "worker", "--name", QUEUE]
@@ -291,7 +293,13 @@ def held(scenario: Any, user: Any, model: Model, count: int, worker: int) -> dic
 
 
 def run_tier(
-    tier: str, sizes: list[int], in_flight: int, delay: float, processes: int | None, profile: Path | None
+    tier: str,
+    sizes: list[int],
+    in_flight: int,
+    delay: float,
+    processes: int | None,
+    profile: Path | None,
+    single: bool,
 ) -> None:
     prepare(tier)
     import django
@@ -313,7 +321,7 @@ def run_tier(
     port = free_port()
     demo = subprocess.Popen([sys.executable, "-m", "evalhub.demo_server", "--http", "--port", str(port)], cwd=ROOT)
     profile_out = profile / f"{tier}.pstats" if profile else None
-    worker, log = start_worker(processes, profile_out)
+    worker, log = start_worker(processes, profile_out, single)
     try:
         wait_for_port(port, demo)
         server = McpServer.objects.create(
@@ -337,7 +345,8 @@ def run_tier(
     broker = "filesystem broker, SQLite" if tier == "embedded" else "Redis, PostgreSQL"
     from runs.models import Run
 
-    started = "celery -A evalhub worker under cProfile" if profile else "manage.py worker"
+    started = "celery -A evalhub worker" if profile or single else "manage.py worker"
+    started += " under cProfile" if profile else ""
     names = sorted({run.worker for run in Run.objects.exclude(worker="")})
     print(f"\n== {tier} ({broker}); worker: {started}, processes {', '.join(names)} (log {log}); {os.cpu_count()} CPUs")
     for row in results:
@@ -371,6 +380,7 @@ def main() -> None:
     parser.add_argument("--in-flight", type=int, default=50, help="runs held at once for the memory figure")
     parser.add_argument("--delay", type=float, default=0.5, help="seconds per model call")
     parser.add_argument("--processes", type=int, help="worker processes (default: as make run, one per core)")
+    parser.add_argument("--single", action="store_true", help="one `celery worker` process (make run before issue 30)")
     parser.add_argument("--profile", type=Path, help="a folder for py-spy's samples of the worker (needs py-spy)")
     args = parser.parse_args()
     if args.tier == "both":
@@ -381,7 +391,7 @@ def main() -> None:
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
     sizes = [int(size) for size in args.sizes.split(",")]
-    run_tier(args.tier, sizes, args.in_flight, args.delay, args.processes, args.profile)
+    run_tier(args.tier, sizes, args.in_flight, args.delay, args.processes, args.profile, args.single)
 
 
 if __name__ == "__main__":
