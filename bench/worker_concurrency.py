@@ -1,23 +1,32 @@
-"""How many runs one worker process, started with no flags, carries at once; how fast an idle worker picks one up.
+"""How many runs the worker, started as `make run` starts it, carries at once; its CPU per run; how fast it picks
+runs up.
 
     .venv/bin/python bench/worker_concurrency.py [--tier embedded|postgres|both] [--sizes 40,200] [--in-flight 50]
+        [--processes N]  # worker processes (default: as make run, one per core)
+        [--single]       # one `celery -A evalhub worker` process instead, as make run started it before issue 30
+        [--profile DIR]  # one worker process under cProfile, every thread (bench/profiled.py); prints the top
 
 Each tier gets a fresh database (embedded: SQLite and the filesystem broker under a temporary EVALHUB_VAR_DIR;
 postgres: DATABASE_URL, default postgres://postgres@127.0.0.1:5432/evalhub_bench_concurrency, dropped and
-recreated, and CELERY_BROKER_URL, default redis://127.0.0.1:6379/9) and one worker: `celery -A evalhub worker`
-with only a queue and a name of this script's own (so it takes nobody else's tasks), i.e. the thread pool and
-EVALHUB_WORKER_CONCURRENCY of settings.py.
+recreated, and CELERY_BROKER_URL, default redis://127.0.0.1:6379/9) and one worker: `manage.py worker` (one
+Celery worker process per core, each on the thread pool and EVALHUB_WORKER_CONCURRENCY of settings.py) with only
+a queue and a name of this script's own (so it takes nobody else's tasks).
 
 Every run is one scenario against the demo MCP server over Streamable HTTP (one process for all runs) and a
 local OpenAI-compatible endpoint that answers each call after --delay seconds: a get_weather call, then a final
 answer, so each run spends 2 x delay waiting on the model.
 
-- Effective concurrency for N runs = the sum of the runs' own durations / wall time (the batch queued in one
-  transaction: its commit → the last run finished).
+- Effective concurrency for N runs (issue 30) = N x the model time of one run (2 x delay) / wall time, the wall
+  time from the first queued (the batch is queued in one transaction: its commit) to the last finished. Beside
+  it, "runs in flight (mean)" = the sum of the runs' own durations / wall time (what this bench printed before:
+  it counts a run's harness time and its wait for a thread as concurrency too).
+- Worker CPU per run = user + system CPU of the worker's process tree (every process under the one started,
+  read from /proc) over the batch, / N.
+- Pickup latency = started_at - created_at, p50/p95: of the batch's runs, and of runs started one at a time on
+  an idle worker (offline model).
 - Harness time per run = a run's duration minus its model time (2 x delay), mean.
-- Pickup latency = started_at - created_at of runs started one at a time on an idle worker (offline model).
-- Memory: the worker's RSS idle and with --in-flight runs held in their first model call; on PostgreSQL also the
-  database connections the worker holds then.
+- Memory: the worker's RSS (all its processes) idle and with --in-flight runs held in their first model call; on
+  PostgreSQL also the database connections the worker holds then.
 """
 
 from __future__ import annotations
@@ -116,9 +125,17 @@ def prepare(tier: str) -> None:
         os.environ.pop("CELERY_BROKER_URL", None)
 
 
-def start_worker() -> tuple[subprocess.Popen[bytes], Path]:
+def start_worker(processes: int | None, profile: Path | None, single: bool) -> tuple[subprocess.Popen[bytes], Path]:
+    """The worker as `make run` starts it (`manage.py worker`: a process per core unless --processes says);
+    with --profile (under cProfile: a profile is of one process) or --single, one `celery worker` process, as
+    `make run` started it before issue 30."""
     log = Path(os.environ["EVALHUB_VAR_DIR"]) / "worker.log"
-    command = [sys.executable, "-m", "celery", "-A", "evalhub", "worker", "-Q", QUEUE, "-n", f"{QUEUE}@%h"]
+    if profile or single:
+        command = [sys.executable, str(ROOT / "bench" / "profiled.py"), str(profile)] if profile else [sys.executable]
+        command += ["-m", "celery", "-A", "evalhub", "worker", "-Q", QUEUE, "-n", f"{QUEUE}@%h"]
+    else:
+        command = [sys.executable, "manage.py", "worker", "--name", QUEUE]
+        command += [*(["--processes", str(processes)] if processes is not None else []), "--", "-Q", QUEUE]
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     return process, log
@@ -134,7 +151,56 @@ def wait_finished(ids: list[int], timeout: float) -> None:
         time.sleep(0.02)
 
 
-def batch(scenario: Any, user: Any, count: int, delay: float) -> dict[str, float]:
+def tree_pids(root: int) -> list[int]:
+    """`root` and every process under it (the pool's processes, stdio servers), from /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU of the process tree so far, with that of its children already waited for."""
+    ticks = 0
+    for pid in tree_pids(root):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # utime, stime, cutime, cstime: fields 14-17 of proc(5), 12-15 after the command name.
+        ticks += sum(int(value) for value in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds all cores spent busy since boot (/proc/stat): with the worker's own, the load of others."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def profile_top(path: Path, limit: int = 30) -> str:
+    """The functions with the most CPU: own time first, then cumulative (cProfile, every thread merged)."""
+    import io
+    import pstats
+
+    out = io.StringIO()
+    stats = pstats.Stats(str(path), stream=out).strip_dirs()
+    stats.sort_stats("tottime").print_stats(limit)
+    stats.sort_stats("cumulative").print_stats(limit)
+    return out.getvalue()
+
+
+def batch(scenario: Any, user: Any, count: int, delay: float, worker: int) -> dict[str, Any]:
     from django.db import transaction
     from django.utils import timezone
 
@@ -145,23 +211,35 @@ def batch(scenario: Any, user: Any, count: int, delay: float) -> dict[str, float
     # one client can call run_start one by one (reported apart as "queueing").
     committed: list[datetime] = []
     began = time.monotonic()
+    cpu_before, busy_before, load = tree_cpu_seconds(worker), machine_busy_seconds(), os.getloadavg()[0]
     with transaction.atomic():
         transaction.on_commit(lambda: committed.append(timezone.now()))  # runs before the runs' own sends
         ids = [run_start(scenario=scenario, user=user).pk for _ in range(count)]
     queueing = time.monotonic() - began
     wait_finished(ids, timeout=600)
+    # The worker's last writes (events, cells) follow the run's own; its CPU settles within a moment.
+    time.sleep(0.5)
+    cpu = tree_cpu_seconds(worker) - cpu_before
+    others = machine_busy_seconds() - busy_before - cpu
+    elapsed = time.monotonic() - began
     runs = list(Run.objects.filter(pk__in=ids))
     bad = [run for run in runs if run.status != Run.Status.DONE or run.final_text != "It is sunny."]
     if bad:
         raise SystemExit(f"{len(bad)} runs failed, e.g. run {bad[0].pk}: {bad[0].status} {bad[0].error}")
     wall = (max(run.finished_at for run in runs) - committed[0]).total_seconds()
     durations = [run.duration_ms / 1000 for run in runs]
+    pickups = [(run.started_at - committed[0]).total_seconds() * 1000 for run in runs]
     return {
         "runs": count,
         "wall s": wall,
-        "concurrency": sum(durations) / wall,
+        "concurrency": count * 2 * delay / wall,
+        "in flight": sum(durations) / wall,
+        "cpu ms/run": cpu * 1000 / count,
+        "pickups": pickups,
         "harness ms/run": statistics.mean(durations) * 1000 - 2 * delay * 1000,
         "queueing s": queueing,
+        "load": load,
+        "others cores": others / elapsed,
     }
 
 
@@ -179,11 +257,14 @@ def pickup(scenario: Any, user: Any, count: int) -> list[float]:
     return latencies
 
 
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise SystemExit(f"No VmRSS for process {pid}.")
+def rss_kib(root: int) -> int:
+    """Resident memory of the worker's process tree."""
+    total = 0
+    for pid in tree_pids(root):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+    return total
 
 
 def held(scenario: Any, user: Any, model: Model, count: int, worker: int) -> dict[str, float]:
@@ -211,7 +292,15 @@ def held(scenario: Any, user: Any, model: Model, count: int, worker: int) -> dic
     return {"idle MiB": idle / 1024, "busy MiB": busy / 1024, "KiB/run": (busy - idle) / count, "db conns": connections}
 
 
-def run_tier(tier: str, sizes: list[int], in_flight: int, delay: float) -> None:
+def run_tier(
+    tier: str,
+    sizes: list[int],
+    in_flight: int,
+    delay: float,
+    processes: int | None,
+    profile: Path | None,
+    single: bool,
+) -> None:
     prepare(tier)
     import django
 
@@ -231,7 +320,8 @@ def run_tier(tier: str, sizes: list[int], in_flight: int, delay: float) -> None:
     model = Model(delay)
     port = free_port()
     demo = subprocess.Popen([sys.executable, "-m", "evalhub.demo_server", "--http", "--port", str(port)], cwd=ROOT)
-    worker, log = start_worker()
+    profile_out = profile / f"{tier}.pstats" if profile else None
+    worker, log = start_worker(processes, profile_out, single)
     try:
         wait_for_port(port, demo)
         server = McpServer.objects.create(
@@ -245,7 +335,7 @@ def run_tier(tier: str, sizes: list[int], in_flight: int, delay: float) -> None:
         # Before the batches: RSS only grows back to a high-water mark, so measured after them it would show
         # nothing per run.
         memory = held(scenario, user, model, in_flight, worker.pid)
-        results = [batch(scenario, user, size, delay) for size in sizes]
+        results = [batch(scenario, user, size, delay, worker.pid) for size in sizes]
     finally:
         for process in (worker, demo):
             process.terminate()
@@ -253,12 +343,21 @@ def run_tier(tier: str, sizes: list[int], in_flight: int, delay: float) -> None:
         with app.connection_for_write() as conn:
             conn.default_channel.queue_purge(QUEUE)
     broker = "filesystem broker, SQLite" if tier == "embedded" else "Redis, PostgreSQL"
-    print(f"\n== {tier} ({broker}); worker: celery -A evalhub worker (log {log}); {os.cpu_count()} CPUs")
+    from runs.models import Run
+
+    started = "celery -A evalhub worker" if profile or single else "manage.py worker"
+    started += " under cProfile" if profile else ""
+    names = sorted({run.worker for run in Run.objects.exclude(worker="")})
+    print(f"\n== {tier} ({broker}); worker: {started}, processes {', '.join(names)} (log {log}); {os.cpu_count()} CPUs")
     for row in results:
+        pickups = row["pickups"]
         print(
             f"{row['runs']:>4} runs at {delay} s per model call: wall {row['wall s']:.2f} s, effective concurrency "
-            f"{row['concurrency']:.1f}, harness {row['harness ms/run']:.0f} ms per run (queueing them took "
-            f"{row['queueing s']:.2f} s before that)"
+            f"{row['concurrency']:.1f} (N x {2 * delay:g} s / wall); runs in flight (mean) {row['in flight']:.1f}; "
+            f"worker CPU {row['cpu ms/run']:.1f} ms per run; pickup p50 {percentile(pickups, 50):.0f} ms, "
+            f"p95 {percentile(pickups, 95):.0f} ms; harness {row['harness ms/run']:.0f} ms per run (queueing them "
+            f"took {row['queueing s']:.2f} s before that); load {row['load']:.2f} at the start, others used "
+            f"{row['others cores']:.2f} cores meanwhile"
         )
     print(
         f"pickup on an idle worker (20 runs): p50 {percentile(latencies, 50):.0f} ms, "
@@ -269,6 +368,9 @@ def run_tier(tier: str, sizes: list[int], in_flight: int, delay: float) -> None:
         f"({memory['KiB/run']:.0f} KiB per run)"
         + (f"; database connections then: {memory['db conns']:.0f}" if memory["db conns"] >= 0 else "")
     )
+    if profile_out:
+        print(f"profile of the worker, start to stop ({profile_out}; the profiler inflates the CPU figures):")
+        print(profile_top(profile_out))
 
 
 def main() -> None:
@@ -277,13 +379,19 @@ def main() -> None:
     parser.add_argument("--sizes", default="40,200", help="batch sizes, comma-separated")
     parser.add_argument("--in-flight", type=int, default=50, help="runs held at once for the memory figure")
     parser.add_argument("--delay", type=float, default=0.5, help="seconds per model call")
+    parser.add_argument("--processes", type=int, help="worker processes (default: as make run, one per core)")
+    parser.add_argument("--single", action="store_true", help="one `celery worker` process (make run before issue 30)")
+    parser.add_argument("--profile", type=Path, help="a folder for py-spy's samples of the worker (needs py-spy)")
     args = parser.parse_args()
     if args.tier == "both":
         # Settings are read from the environment once per process: each tier in a process of its own.
         for tier in ("embedded", "postgres"):
             subprocess.run([sys.executable, __file__, *sys.argv[1:], "--tier", tier], check=True)
         return
-    run_tier(args.tier, [int(size) for size in args.sizes.split(",")], args.in_flight, args.delay)
+    if args.profile:
+        args.profile.mkdir(parents=True, exist_ok=True)
+    sizes = [int(size) for size in args.sizes.split(",")]
+    run_tier(args.tier, sizes, args.in_flight, args.delay, args.processes, args.profile, args.single)
 
 
 if __name__ == "__main__":

@@ -246,6 +246,13 @@ EVALHUB_WORKER_CONCURRENCY = env_int("EVALHUB_WORKER_CONCURRENCY", 64)
 if EVALHUB_WORKER_CONCURRENCY < 1:
     raise ImproperlyConfigured(f"EVALHUB_WORKER_CONCURRENCY must be at least 1, got {EVALHUB_WORKER_CONCURRENCY}")
 CELERY_WORKER_CONCURRENCY = EVALHUB_WORKER_CONCURRENCY
+# How many such processes `manage.py worker` starts (runs/worker_processes.py): 0, the default, is one per core,
+# as a process's harness work runs under its one GIL.
+EVALHUB_WORKER_PROCESSES = env_int("EVALHUB_WORKER_PROCESSES", 0)
+if EVALHUB_WORKER_PROCESSES < 0:
+    raise ImproperlyConfigured(
+        f"EVALHUB_WORKER_PROCESSES must be 0 (one per core) or more, got {EVALHUB_WORKER_PROCESSES}"
+    )
 CELERY_TASK_SOFT_TIME_LIMIT = 1500
 CELERY_TASK_TIME_LIMIT = 1800
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

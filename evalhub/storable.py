@@ -10,6 +10,7 @@ Django-free.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any, NamedTuple
@@ -36,10 +37,25 @@ def storable(value: Any) -> tuple[Any, list[Replaced]]:
 
     NaN, Infinity and -Infinity become those words as strings (the spelling Python's json writes, so the stored
     text reads like what was sent); NUL characters and lone surrogates in strings and keys become U+FFFD.
-    Unchanged parts are the same objects, so a clean value costs one walk and no copy.
+    Unchanged parts are the same objects, so a clean value costs one pass of json's encoder and no copy.
     """
+    if _clean_as_json(value):
+        return value, []
     found: list[Replaced] = []
     return _walk(value, "", found), found
+
+
+def _clean_as_json(value: Any) -> bool:
+    """True when `value` is JSON with nothing to replace, found by json's C encoder rather than a walk in Python:
+    a run stores every tool list and result through `storable`, nearly always clean (issue 30: the worker's CPU).
+    False means "walk it" (a NaN, a NUL, a lone surrogate, a value json cannot write, or text that only looks like
+    an escaped NUL): the walk decides."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    # The encoder writes a NUL as the escape \u0000 and a lone surrogate as itself.
+    return "\\u0000" not in text and _TEXT_PROBLEM.search(text) is None
 
 
 def unstorable(value: Any) -> str | None:

@@ -73,11 +73,11 @@ async def run_agent(
     calls_made = 0
 
     for _turn in range(task.max_turns):
-        if await recorder.cancel_requested():
-            return Run.StopReason.CANCELLED
         if (reached := task.budgets.reached(recorder.run)) is not None:
-            return reached
-        await recorder.entering(f"model call {len(recorder.steps) + 1}")
+            # A cancel asked for meanwhile still names the stop.
+            return Run.StopReason.CANCELLED if await recorder.cancel_requested() else reached
+        if not await recorder.entering_unless_cancelled(f"model call {len(recorder.steps) + 1}"):
+            return Run.StopReason.CANCELLED
         result = await anyio.to_thread.run_sync(
             lambda: client.chat(messages=messages, model=task.model, tools=offered or None, max_tokens=task.max_tokens),
             abandon_on_cancel=True,

@@ -67,12 +67,12 @@ def claim(run_id: int, *, worker: str) -> Run | None:
     return run
 
 
-def execute_run(run_id: int, *, worker: str) -> bool:
-    """Claim and carry out the run; False when it was not queued any more (then nothing was done)."""
+def execute_run(run_id: int, *, worker: str) -> Run | None:
+    """Claim and carry out the run, and return it; None when it was not queued any more (then nothing was done)."""
     run = claim(run_id, worker=worker)
     if run is None:
         logger.info("Run %s was not queued any more (duplicate delivery or cancelled); skipping.", run_id)
-        return False
+        return None
     simulator_provider = load_simulator_provider(run)
     # The run's writes go through the shared writer threads (runs/recorder.py); this thread needs its connection
     # again only to finish, so it does not hold one idle through minutes of model and tool calls.
@@ -91,7 +91,7 @@ def execute_run(run_id: int, *, worker: str) -> bool:
                 run_id,
                 run.phase,
             )
-    return True
+    return run
 
 
 def _execute(run: Run, simulator_provider: Provider | None) -> None:

@@ -250,6 +250,7 @@ def score_run(run: Run, *, finishing: tuple[str, ...] = ()) -> bool:
             return False
         if not finishing:
             run.save(update_fields=scored)
-        run.score_results.filter(is_current=True).update(is_current=False)
+            # A run being finished has never been scored: it has no current results to retire.
+            run.score_results.filter(is_current=True).update(is_current=False)
         ScoreResult.objects.bulk_create(results)
     return True

@@ -15,8 +15,13 @@ from runs.models import Run
 
 @shared_task(bind=True, name="runs.execute_run")
 def execute_run(self: Task, run_id: int) -> None:
-    if pipeline.execute_run(run_id, worker=self.request.hostname or "unknown"):
+    run = pipeline.execute_run(run_id, worker=self.request.hostname or "unknown")
+    if run is not None:
         events.runs_finished([run_id])
+        # Only an experiment's trial is re-run or counted in a cell, and a run's cell never changes: a run of none
+        # skips their queries (issue 30: the worker's CPU per run).
+        if run.cell_id is None:
+            return
         trials_rerun_inconclusive(run_ids=[run_id])
     cells_refresh(run_ids=[run_id])
 

@@ -32,7 +32,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--addr", default="127.0.0.1:8000", help="host:port for the web app")
         parser.add_argument(
-            "--concurrency", type=int, help="runs the worker carries at once (default: EVALHUB_WORKER_CONCURRENCY)"
+            "--concurrency",
+            type=int,
+            help="runs each worker process carries at once (default: EVALHUB_WORKER_CONCURRENCY)",
         )
         parser.add_argument(
             "--prepare", action="store_true", help="first migrate, create the cache table and seed the demo (make run)"
@@ -55,13 +57,10 @@ class Command(BaseCommand):
         python = sys.executable
         children = {
             "web": subprocess.Popen([python, "manage.py", "runserver", addr, "--noreload"]),
-            # The worker as the README starts it: one process carrying many runs on threads (settings.py).
+            # The worker as the README starts it: one process per core, each carrying many runs on threads
+            # (runs/management/commands/worker.py).
             "worker": subprocess.Popen(
-                [
-                    python,
-                    *("-m", "celery", "-A", "evalhub", "worker", "--loglevel=INFO"),
-                    *([f"--concurrency={concurrency}"] if concurrency else []),
-                ]
+                [python, "manage.py", "worker", *([f"--concurrency={concurrency}"] if concurrency else [])]
             ),
         }
         exit_code = 0
