@@ -300,6 +300,7 @@ def run_tier(
     processes: int | None,
     profile: Path | None,
     single: bool,
+    pickups: int,
 ) -> None:
     prepare(tier)
     import django
@@ -330,8 +331,8 @@ def run_tier(
         provider = make_scripted_provider(model.base_url, timeout=60)
         scenario = make_scenario(server, provider=provider, name="Weather", expected_tools=["get_weather"])
         fast = make_scenario(server, provider=offline_provider(), name="Weather offline")
-        pickup(fast, user, 3)  # warm-up: the worker is up, imports done, first connections open
-        latencies = pickup(fast, user, 20)
+        pickup(fast, user, min(3, pickups))  # warm-up: the worker is up, imports done, first connections open
+        latencies = pickup(fast, user, pickups)
         # Before the batches: RSS only grows back to a high-water mark, so measured after them it would show
         # nothing per run.
         memory = held(scenario, user, model, in_flight, worker.pid)
@@ -359,8 +360,12 @@ def run_tier(
             f"took {row['queueing s']:.2f} s before that); load {row['load']:.2f} at the start, others used "
             f"{row['others cores']:.2f} cores meanwhile"
         )
+    for row in results:
+        # The issue's figures, in the form every bench prints them (tests/bench/test_bench_smoke.py reads them).
+        print(f"headline: {tier} effective concurrency, {row['runs']} runs = {row['concurrency']:.1f}")
+        print(f"headline: {tier} worker CPU per run (ms), {row['runs']} runs = {row['cpu ms/run']:.1f}")
     print(
-        f"pickup on an idle worker (20 runs): p50 {percentile(latencies, 50):.0f} ms, "
+        f"pickup on an idle worker ({pickups} runs): p50 {percentile(latencies, 50):.0f} ms, "
         f"p95 {percentile(latencies, 95):.0f} ms, max {max(latencies):.0f} ms"
     )
     print(
@@ -381,6 +386,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.5, help="seconds per model call")
     parser.add_argument("--processes", type=int, help="worker processes (default: as make run, one per core)")
     parser.add_argument("--single", action="store_true", help="one `celery worker` process (make run before issue 30)")
+    parser.add_argument("--pickups", type=int, default=20, help="runs started one at a time for the idle pickup")
     parser.add_argument("--profile", type=Path, help="a folder for py-spy's samples of the worker (needs py-spy)")
     args = parser.parse_args()
     if args.tier == "both":
@@ -391,7 +397,7 @@ def main() -> None:
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
     sizes = [int(size) for size in args.sizes.split(",")]
-    run_tier(args.tier, sizes, args.in_flight, args.delay, args.processes, args.profile, args.single)
+    run_tier(args.tier, sizes, args.in_flight, args.delay, args.processes, args.profile, args.single, args.pickups)
 
 
 if __name__ == "__main__":
