@@ -83,6 +83,7 @@ class MetricsTests:
             "simulator": 0,
             "budget": 0,
             "harness": 0,
+            "review": 0,
         }
         assert body["cost_usd"]["total"] == 0.0024
         assert body["duration_ms"]["average"] == 2000
