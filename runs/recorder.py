@@ -3,7 +3,8 @@
 Shapes follow the reference contract exactly: `transcript` is TranscriptData (prompt, steps[] with text,
 finishReason, toolCalls[{toolName, args}], toolResults[{toolName, result}], finalText) and `tool_calls` /
 `all_tool_calls` are EvalToolCall records (toolName, args, result, timestamp) plus durationMs, isError,
-nestedCalls and, for tools that declare an outputSchema, schemaValidation.
+nestedCalls and, for tools that declare an outputSchema, schemaValidation. A call a cancel cut off is kept too,
+marked `cancelled`, with EvalHub's note as its result (`call_cut_off`).
 
 A conversation (runs/conversation) adds one optional top-level key to the transcript, `userTurns`: the user's
 messages in order, `{index, source: "prompt"|"scripted"|"simulated", text, firstStep}` (index 0 is the
@@ -22,6 +23,7 @@ import asyncio
 import functools
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -124,6 +126,9 @@ class Recorder:
         self._left = RUN_BYTES
         # The user turn the agent is answering, in a conversation (None in a one-prompt run).
         self.user_turn_index: int | None = None
+        # The tool call in flight ({toolName, args, timestamp} and when it started), from `calling` until
+        # `tool_called`: a cancel that cuts it off records it (`call_cut_off`).
+        self._in_flight: tuple[dict[str, Any], float] | None = None
 
     async def _in_db_thread(self, work: Callable[..., T], *args: Any) -> T:
         return await asyncio.wrap_future(self._writer.submit(functools.partial(work, *args)))
@@ -134,8 +139,39 @@ class Recorder:
     async def model_answered(self, result: ChatResult) -> None:
         await self._in_db_thread(self._model_answered, result)
 
+    def calling(self, name: str, arguments: dict[str, Any] | None) -> None:
+        """A tool call starts (nothing is saved yet: its record comes with `tool_called`)."""
+        call = {
+            "toolName": name,
+            "args": arguments if arguments is not None else {},
+            "timestamp": int(time.time() * 1000),
+        }
+        self._in_flight = (call, time.perf_counter())
+
     async def tool_called(self, call: dict[str, Any]) -> None:
+        self._in_flight = None
         await self._in_db_thread(self._tool_called, call)
+
+    async def call_cut_off(self) -> None:
+        """The run was cancelled while a tool call was in flight: record the call, marked `cancelled`, with a result
+        saying so. It was sent, and the server may have acted on it, so the transcript must not lose it."""
+        if self._in_flight is None:
+            return
+        call, started = self._in_flight
+        seconds = time.perf_counter() - started
+        text = (
+            f"No result: the run was cancelled {seconds:.1f} s into this call, which was stopped. The server may "
+            "have carried it out in part."
+        )
+        cut_off = {
+            **call,
+            "result": {"content": [{"type": "text", "text": text}], "isError": False},
+            "durationMs": round(seconds * 1000),
+            "isError": False,
+            "nestedCalls": [],
+            "cancelled": True,
+        }
+        await self.tool_called(cut_off)
 
     async def direct_call(self, name: str, arguments: dict[str, Any]) -> None:
         """A step with no model call: EvalHub itself calls one tool (an execution-level scenario)."""
@@ -288,6 +324,8 @@ class Recorder:
         entry = {"toolName": record["toolName"], "result": record["result"]}
         if call.get("notExecuted"):
             entry["notExecuted"] = True  # an invocation-level call: only the choice counts (runs/levels.py)
+        if call.get("cancelled"):
+            entry["cancelled"] = True  # cut off by a cancel (`call_cut_off`): its result is EvalHub's note
         results.append(entry)
         self.run.tool_calls = [*self.run.tool_calls, record]
         self.run.all_tool_calls = [*self.run.all_tool_calls, record, *nested]
@@ -302,6 +340,8 @@ class Recorder:
         }
         if call.get("notExecuted"):
             tool_step["not_executed"] = True
+        if call.get("cancelled"):
+            tool_step["cancelled"] = True
         self._save(step=tool_step)
 
     def _guarded(self, call: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:

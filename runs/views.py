@@ -115,7 +115,7 @@ def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
         if run.status == Run.Status.CANCELLED:
             messages.success(request, f"Cancelled run #{run.pk}.")
         else:
-            messages.success(request, f"Cancelling run #{run.pk}: it stops after its current step.")
+            messages.success(request, f"Cancelling run #{run.pk}: it stops in a moment, keeping what it recorded.")
     return redirect("runs:detail", run_id=run.pk)
 
 

@@ -61,6 +61,7 @@ def call_view(record: dict[str, Any], number: int, *, prefix: str = "") -> dict[
         "parts": result_parts(record.get("result")),
         "durationMs": record.get("durationMs"),
         "is_error": error,
+        "cancelled": bool(record.get("cancelled")),  # cut off by a cancel: its result is EvalHub's note
         "schema": validation,
         "schema_invalid": validation is not None and not validation.get("valid"),
         "rawArguments": record.get("rawArguments"),

@@ -125,6 +125,30 @@ class RunStoryTests:
         )
         assert "Return value" in program and '<span class="json-key">flights</span>' in program
 
+    def test_a_call_cut_off_by_a_cancel_says_so_and_is_not_marked_as_a_success(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        note = "No result: the run was cancelled 4.2 s into this call, which was stopped."
+        cut_off = call("wait", {"seconds": 30}, {"content": [text(note)], "isError": False}, cancelled=True)
+        transcript = {"prompt": "Wait", "steps": [{"text": "", "toolCalls": [{"toolName": "wait", "args": {}}]}]}
+        run = make_run(
+            scenario,
+            status="cancelled",
+            stop_reason="cancelled",
+            score=None,
+            passed=None,
+            transcript=transcript,
+            tool_calls=[cut_off],
+            all_tool_calls=[cut_off],
+        )
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        shown = html[html.index('id="call-1"') :]
+        assert shown.startswith('id="call-1" data-key="call-1">') and 'class="call call-warning"' in html
+        assert ">cancelled</span>" in shown and "No result (cancelled)" in shown and note in shown
+        assert "not called: the run stopped first" not in html
+
     def test_user_turns_come_before_the_step_they_led_to(self, alice_client: Client, scenario: Scenario) -> None:
         run = make_run(scenario, **multi_step_fields())
 
