@@ -58,7 +58,12 @@ def claim(run_id: int, *, worker: str) -> Run | None:
     now = timezone.now()
     with transaction.atomic():  # the claim and its event in one commit
         claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
-            status=Run.Status.RUNNING, started_at=now, heartbeat_at=now, worker=worker, phase="connect"
+            status=Run.Status.RUNNING,
+            started_at=now,
+            heartbeat_at=now,
+            worker=worker,
+            phase="connect",
+            phase_started_at=now,
         )
         if not claimed:
             return None
@@ -248,8 +253,8 @@ def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | N
         if not run.save_if_running(finished):
             raise RunEnded(f"Run {run.pk} ended before its worker finished it.")
         return
-    run.phase = "score"
-    if not run.save_if_running(["phase"]):
+    run.phase, run.phase_started_at = "score", timezone.now()
+    if not run.save_if_running(["phase", "phase_started_at"]):
         raise RunEnded(f"Run {run.pk} ended before its worker scored it.")
     try:
         scored = score_run(run, finishing=finished)

@@ -201,8 +201,8 @@ class Recorder:
         await self._in_db_thread(self._entering, phase)
 
     def _entering(self, phase: str) -> None:
-        self.run.phase = phase[:200]
-        self._save_if_running(["phase"])
+        self.run.phase, self.run.phase_started_at = phase[:200], timezone.now()
+        self._save_if_running(["phase", "phase_started_at"])
 
     def _save(self, *extra_fields: str, step: dict[str, Any] | None = None) -> None:
         """Save the record; with `step`, also announce it on the event stream (runs.events), in the same commit."""

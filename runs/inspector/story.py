@@ -9,6 +9,8 @@ model call.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from runs.inspector.content import result_parts
@@ -174,13 +176,43 @@ def _count_errors(calls: list[dict[str, Any]]) -> int:
     return sum(int(call["is_error"]) + _count_errors(call["nested"]) for call in calls)
 
 
-def timeline(*, story: dict[str, Any], duration_ms: int | None, scoring_ms: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Live:
+    """A running run's clock at the moment the page is drawn: how long it has run, and what it is doing now
+    (its phase: "tool call wait") since how long. The page counts both on from there."""
+
+    elapsed_ms: int
+    phase: str
+    phase_ms: int | None
+
+
+def live_clock(*, started_at: datetime | None, phase: str, phase_started_at: datetime | None, now: datetime) -> Live:
+    def since(moment: datetime) -> int:
+        return max(round((now - moment).total_seconds() * 1000), 0)
+
+    return Live(
+        elapsed_ms=since(started_at) if started_at else 0,
+        phase=phase,
+        phase_ms=since(phase_started_at) if phase_started_at else None,
+    )
+
+
+def timeline(
+    *, story: dict[str, Any], duration_ms: int | None, scoring_ms: int, live: Live | None = None
+) -> dict[str, Any]:
     """Where the run's time went: the model, the tools, the harness (connecting, listing tools, recording:
-    the rest of the run's wall time) and scoring (after the run; not part of its duration)."""
+    the rest of the run's wall time) and scoring (after the run; not part of its duration).
+
+    While the run goes on (`live`), its wall time so far stands for the duration and the step in flight is a
+    segment of its own ("now: tool call wait"): its time is spent, though nothing recorded it yet."""
     model_ms = sum(step["model_ms"] or 0 for step in story["steps"])
     tools_ms = sum(step["tools_ms"] for step in story["steps"])
-    harness_ms = max(duration_ms - model_ms - tools_ms, 0) if duration_ms is not None else None
+    current_ms = (live.phase_ms or 0) if live else 0
+    wall_ms = live.elapsed_ms if live else duration_ms
+    harness_ms = max(wall_ms - model_ms - tools_ms - current_ms, 0) if wall_ms is not None else None
     parts = [("model", "Model", model_ms), ("tools", "Tools", tools_ms)]
+    if live and live.phase_ms is not None:
+        parts.append(("current", f"Now: {live.phase}", current_ms))
     if harness_ms is not None:
         parts.append(("harness", "Harness", harness_ms))
     parts.append(("scoring", "Scoring", scoring_ms))
@@ -192,4 +224,4 @@ def timeline(*, story: dict[str, Any], duration_ms: int | None, scoring_ms: int)
     for step in story["steps"]:
         # Each step's share of the run, for the bar beside its heading.
         step["percent"] = round(100 * step["duration_ms"] / whole, 1) if whole else 0
-    return {"segments": segments, "total_ms": whole}
+    return {"segments": segments, "total_ms": whole, "live": live}

@@ -4,6 +4,7 @@ untrusted text escaped; and the Runs list's cost, the same as the run page's."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -28,7 +29,7 @@ def make_run(scenario: Scenario, **fields: object) -> Run:
     # A finished run is judged (runs.run_verdict); a test that names no verdict gets the one `passed` says.
     if fields["status"] == "done" and "verdict" not in fields:
         fields["verdict"] = {True: "pass", False: "fail"}.get(fields["passed"], "inconclusive")  # type: ignore[call-overload]
-    return Run.objects.create(scenario=scenario, started_at=timezone.now(), **fields)
+    return Run.objects.create(scenario=scenario, **{"started_at": timezone.now(), **fields})
 
 
 def cost_cell(html: str, run: Run) -> str:
@@ -174,6 +175,31 @@ class RunStoryTests:
             ("scoring", 500),
         ]
         assert [s["percent"] for s in timeline["segments"]] == [40.0, 18.4, 21.6, 20.0]
+
+    def test_a_running_run_counts_the_step_in_flight_in_its_timing(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        # The issue: "10 ms in all so far" while a tool had run for 4 s, as only finished steps were counted.
+        now = timezone.now()
+        run = make_run(
+            scenario,
+            status="running",
+            score=None,
+            passed=None,
+            started_at=now - timedelta(seconds=5),
+            heartbeat_at=now,
+            phase="tool call wait",
+            phase_started_at=now - timedelta(seconds=4),
+        )
+
+        response = alice_client.get(f"/runs/{run.pk}/")
+
+        segments = {s["kind"]: s for s in response.context["timeline"]["segments"]}
+        assert segments["current"]["label"] == "Now: tool call wait" and segments["current"]["ms"] >= 4000
+        assert response.context["timeline"]["total_ms"] >= 5000
+        html = " ".join(re.sub(r"<[^>]+>", " ", response.content.decode()).split())
+        assert re.search(r"[45]\.\d s in all so far", html), html
+        assert re.search(r"Now: tool call wait [45]\.\d s", html)
 
     def test_a_refresh_keeps_the_same_collapsible_keys(self, alice_client: Client, scenario: Scenario) -> None:
         # What a reader opened is remembered by these keys across the live refreshes of #run-body.

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from runs.inspector.story import build_story, timeline
+from datetime import UTC, datetime, timedelta
+
+from runs.inspector.story import Live, build_story, live_clock, timeline
 from tests.runs.inspector.records import call, multi_step_fields, text
 
 
@@ -70,3 +72,32 @@ class TimelineTests:
     def test_a_run_shorter_than_its_parts_has_no_negative_harness(self) -> None:
         shares = timeline(story=story_of(multi_step_fields()), duration_ms=100, scoring_ms=0)
         assert shares["segments"][2] == {"kind": "harness", "label": "Harness", "ms": 0, "percent": 0.0}
+
+    def test_a_running_run_counts_its_wall_time_and_the_step_in_flight(self) -> None:
+        # 1.46 s recorded (model and tools); 6 s since it started, a tool running for the last 4 s of them.
+        story = story_of(multi_step_fields())
+        live = Live(elapsed_ms=6000, phase="tool call wait", phase_ms=4000)
+
+        shares = timeline(story=story, duration_ms=None, scoring_ms=0, live=live)
+
+        assert [(s["kind"], s["label"], s["ms"]) for s in shares["segments"]] == [
+            ("model", "Model", 1000),
+            ("tools", "Tools", 460),
+            ("current", "Now: tool call wait", 4000),
+            ("harness", "Harness", 540),
+            ("scoring", "Scoring", 0),
+        ]
+        assert shares["total_ms"] == 6000
+
+    def test_the_live_clock_counts_from_the_start_and_from_the_phase(self) -> None:
+        now = datetime(2026, 1, 1, 12, 0, 10, tzinfo=UTC)
+
+        clock = live_clock(
+            started_at=now - timedelta(seconds=6),
+            phase="tool call wait",
+            phase_started_at=now - timedelta(seconds=4),
+            now=now,
+        )
+
+        assert clock == Live(elapsed_ms=6000, phase="tool call wait", phase_ms=4000)
+        assert live_clock(started_at=None, phase="", phase_started_at=None, now=now).phase_ms is None
