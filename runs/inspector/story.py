@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from runs.code_mode.numbering import labels_for
 from runs.inspector.content import result_parts
 
 CODE_TOOL = "run_code"
@@ -34,13 +35,14 @@ def _count_nested(record: dict[str, Any]) -> int:
     return sum(1 + _count_nested(child) for child in nested if isinstance(child, dict))
 
 
-def call_view(record: dict[str, Any], number: int, *, prefix: str = "") -> dict[str, Any]:
-    """One executed tool call, with its nested calls (code mode) as a tree."""
-    label = prefix or str(number)  # nested calls read 3.1, 3.2: the call they ran in, then their order
+def call_view(record: dict[str, Any], number: int, *, label: str) -> dict[str, Any]:
+    """One executed tool call, with its nested calls (code mode) as a tree. `number` is its position in
+    allToolCalls (its anchor); `label` what people read (runs/code_mode/numbering.py): nested calls read 3.1, 3.2,
+    the call they ran in, then their order."""
     nested_records = [child for child in record.get("nestedCalls") or [] if isinstance(child, dict)]
     numbered, _ = _number_calls(nested_records, number + 1)
     nested = [
-        call_view(child, child_number, prefix=f"{label}.{index}")
+        call_view(child, child_number, label=f"{label}.{index}")
         for index, (child_number, child) in enumerate(numbered, start=1)
     ]
     validation: dict[str, Any] | None = (
@@ -131,8 +133,8 @@ def build_story(
         for asked in step.get("toolCalls") or []:
             if used < len(numbered):
                 number, record = numbered[used]
-                calls.append(call_view(record, number))
                 used += 1
+                calls.append(call_view(record, number, label=str(used)))
             else:
                 calls.append(_unexecuted(asked if isinstance(asked, dict) else {}))
         model = model_by_step.get(index + 1)
@@ -169,6 +171,8 @@ def build_story(
         "first_error": first_error,
         "error_count": sum(_count_errors([c for c in step["calls"] if c["executed"]]) for step in steps),
         "final_text": transcript.get("finalText") if isinstance(transcript.get("finalText"), str) else None,
+        # Each allToolCalls index (0-based) with its label: what the expectations' diff entries link to.
+        "call_labels": dict(enumerate(labels_for(records, all_tool_calls or records))),
     }
 
 

@@ -150,6 +150,23 @@ class RunStoryTests:
         assert ">cancelled</span>" in shown and "No result (cancelled)" in shown and note in shown
         assert "not called: the run stopped first" not in html
 
+    def test_an_expectation_links_a_programs_call_by_the_label_the_transcript_gives_it(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        # allToolCalls index 4 is the program's second call: "call 3.2" in the transcript, so in the checklist too
+        # (it read "call 5" there).
+        run = make_run(scenario, **multi_step_fields())
+        entry = {"category": "unexpected_call", "message": "get_map was called (call 3.2)", "call_index": 4}
+        outcome = {"index": 0, "kind": "tool_not_called", "label": "get_map not called", "passed": False}
+        outcome |= {"expected": "get_map not called", "actual": "get_map called", "diff": [entry]}
+        details = {"score": 0, "reason": "", "passed": 0, "total": 1, "outcomes": [outcome | {"weight": 1}]}
+        ScoreResult.objects.create(run=run, scorer_name="Expectations", scorer_kind="expectations", details=details)
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        assert '<a class="small" href="#call-5">call 3.2</a>' in html
+        assert '<span class="call-label">call 3.2</span>' in html[html.index('id="call-5"') :]
+
     def test_user_turns_come_before_the_step_they_led_to(self, alice_client: Client, scenario: Scenario) -> None:
         run = make_run(scenario, **multi_step_fields())
 

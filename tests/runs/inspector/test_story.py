@@ -24,6 +24,24 @@ class BuildStoryTests:
         assert program["nested_warning"] is True and program["nested_error"] is False
         assert story["steps"][1]["has_warning"] is True
 
+    def test_a_call_after_a_program_is_labelled_by_its_order_not_its_position(self) -> None:
+        # One scheme everywhere (runs/code_mode/numbering.py): the program is call 1, its calls 1.1 and 1.2, the
+        # next call of the run call 2, though it is the 4th entry of allToolCalls (its anchor).
+        nested = [call("get_weather", {}, {"content": []}), call("get_weather", {}, {"content": []})]
+        program = call("run_code", {"code": "..."}, {"content": []}, nestedCalls=nested)
+        after = call("get_weather", {}, {"content": []})
+        asked = [{"toolName": "run_code", "args": {}}, {"toolName": "get_weather", "args": {}}]
+        story = build_story(
+            transcript={"prompt": "?", "steps": [{"text": "", "toolCalls": asked}]},
+            tool_calls=[program, after],
+            all_tool_calls=[program, *nested, after],
+            model_calls=[],
+        )
+        calls = story["steps"][0]["calls"]
+        assert [(c["label"], c["anchor"]) for c in calls] == [("1", "call-1"), ("2", "call-4")]
+        assert [c["label"] for c in calls[0]["nested"]] == ["1.1", "1.2"]
+        assert story["call_labels"] == {0: "1", 1: "1.1", 2: "1.2", 3: "2"}
+
     def test_a_failed_nested_call_is_the_first_error_when_it_comes_first(self) -> None:
         fields = multi_step_fields()
         fields["tool_calls"][0]["isError"] = False
