@@ -125,6 +125,9 @@ class RunStoryTests:
             re.sub(r"<[^>]+>", " ", program).split()
         )
         assert "Return value" in program and '<span class="json-key">flights</span>' in program
+        # Its result is the console and the return value as text for the model: shown once above, folded here.
+        assert '<div class="call-part-head">Result</div>' not in program[program.index("Return value") :]
+        assert '<details class="call-part call-result call-model-read" data-key="call-3-model-read">' in program
 
     def test_a_call_cut_off_by_a_cancel_says_so_and_is_not_marked_as_a_success(
         self, alice_client: Client, scenario: Scenario
