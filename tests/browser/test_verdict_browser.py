@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -211,12 +212,18 @@ class VerdictBadgeWidthTests:
         server = make_demo_server()
         passing = make_scenario(server, name="weather_in_paris_code_mode_regression_check_of_the_nightly_suite")
         passed = Run.objects.create(
-            scenario=passing, model="evalhub-offline", status="done", started_at=timezone.now(), score=1.0
+            scenario=passing,
+            model="evalhub-offline",
+            status="done",
+            started_at=timezone.now() - timedelta(minutes=33),
+            score=1.0,
+            tool_names=["run_code", "get_weather"],
+            duration_ms=3600,
         )
         ScoreResult.objects.create(run=passed, scorer_name="Default", scorer_kind="default", score=1.0, passed=True)
         apply_verdict(passed, list(passed.score_results.all()))
         passed.save()
-        failed = server_failed_run(make_scenario(server, name="Flights to Rome"))
+        failed = server_failed_run(make_scenario(server, name="Conversation: book a flight to Paris"))
         assert (passed.verdict, failed.failure_cause) == ("pass", "server")
         log_in(page, live_server)
 
