@@ -313,7 +313,10 @@ class VerdictCardTests:
         verdict = card(html)
 
         assert 'class="card verdict-card verdict-card-fail"' in verdict
-        assert ">fail 0.40 · server</span>" in verdict and "cause: <strong>server</strong>" in verdict
+        assert (
+            '><span class="verdict-main">fail 0.40</span> <span class="verdict-cause">· server</span></span>' in verdict
+            and "cause: <strong>server</strong>" in verdict
+        )
         assert '<p class="verdict-reason">server: get_weather returned an error on 3 of 3 calls</p>' in verdict
         states = re.findall(
             r'<li class="stage stage-[a-z-]+" data-state="([a-z ]+)" title="[^"]+"(?: aria-current="step")?>'
@@ -351,7 +354,10 @@ class VerdictCardTests:
 
         assert 'class="card verdict-card verdict-card-inconclusive"' in verdict
         assert '<span class="badge badge-warn verdict-badge" data-verdict="inconclusive"' in verdict
-        assert ">inconclusive · judge</span>" in verdict
+        assert (
+            '><span class="verdict-main">inconclusive</span> <span class="verdict-cause">· judge</span></span>'
+            in verdict
+        )
         assert re.search(r'data-state="undecided" title="[^"]+" aria-current="step">', verdict)
         assert "Undecided at <strong>request satisfied</strong>" in verdict
         assert "badge-fail" not in verdict and "fail —" not in html
