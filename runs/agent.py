@@ -95,6 +95,7 @@ async def run_agent(
             if calls_made >= task.max_tool_calls:
                 return Run.StopReason.MAX_TOOL_CALLS
             await recorder.entering(f"tool call {call.name}")
+            recorder.calling(call.name, call.arguments)
             record = await perform(
                 task.tool_mode,
                 call,

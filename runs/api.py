@@ -311,7 +311,8 @@ def get_run(request: HttpRequest, run_id: int) -> dict[str, Any]:
 
 @router.delete("/{int:run_id}", response=responses({200: RunOut}, 404), auth=auth_for(WRITE), summary="Cancel a run")
 def cancel_run(request: HttpRequest, run_id: int) -> dict[str, Any]:
-    """A queued run is cancelled at once; a running one stops after its current step (cancel_requested).
+    """A queued run is cancelled at once; a running one stops within a second or so (cancel_requested), keeping
+    its transcript.
 
     Only who started it, whoever may change its scenario, or staff.
     """

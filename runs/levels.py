@@ -67,5 +67,6 @@ async def execute_directly(
     await recorder.entering(f"tool call {name}")
     by_name = {tool["name"]: tool for tool in tools}
     call = ToolCall(id="direct", name=name, arguments=arguments, raw_arguments="")
+    recorder.calling(name, arguments)
     await recorder.tool_called(await call_tool(call, by_name.get(name), conn))
     return Run.StopReason.COMPLETED

@@ -114,6 +114,8 @@ class Run(models.Model):
     # What the worker is doing now ("connect", "model call 2", "tool call get_weather", "score"): where a lost run
     # stopped, which its error then names.
     phase = models.CharField(max_length=200, blank=True)
+    # When it started doing that: the run page counts the step in flight (a 4 s tool call) in its live timing.
+    phase_started_at = models.DateTimeField(null=True, blank=True)
     cancel_requested = models.BooleanField(default=False)
     # Set when a re-score is queued, cleared by the worker once it has scored: the run page polls meanwhile.
     rescore_requested_at = models.DateTimeField(null=True, blank=True)

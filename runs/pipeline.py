@@ -1,5 +1,7 @@
 """A run's steps, in order: claim → connect → act → record → score. The worker's task calls `execute_run`.
 
+A cancel stops connect and act wherever they are (runs/cancelling.py); the run keeps what it recorded.
+
 Each step is separate so new ways of acting (one model turn, a direct tool call, repeated trials) plug in as
 new act strategies without touching connecting, recording or scoring.
 """
@@ -12,6 +14,8 @@ from collections.abc import AsyncIterator
 from contextlib import ExitStack, asynccontextmanager
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
@@ -26,7 +30,7 @@ from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
 from evalhub.vault import SecretUnavailable
-from runs import code_mode, heartbeat
+from runs import cancelling, code_mode, heartbeat
 from runs.agent import AgentTask, run_agent
 from runs.budgets import Budgets
 from runs.conversation.driver import ConversationDriver, SimulatorFailed, load_simulator_provider
@@ -56,7 +60,12 @@ def claim(run_id: int, *, worker: str) -> Run | None:
     now = timezone.now()
     with transaction.atomic():  # the claim and its event in one commit
         claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
-            status=Run.Status.RUNNING, started_at=now, heartbeat_at=now, worker=worker, phase="connect"
+            status=Run.Status.RUNNING,
+            started_at=now,
+            heartbeat_at=now,
+            worker=worker,
+            phase="connect",
+            phase_started_at=now,
         )
         if not claimed:
             return None
@@ -98,7 +107,7 @@ def _execute(run: Run, simulator_provider: Provider | None) -> None:
     recorder = Recorder(run)
     started = time.perf_counter()
     try:
-        stop_reason = anyio.run(_connect_and_act, run, recorder, simulator_provider)
+        stop_reason = anyio.run(_act_until_cancelled, run, recorder, simulator_provider)
     except StepFailed as failure:
         _finish(run, started, stop_reason=Run.StopReason.ERROR, error=failure)
         return
@@ -110,6 +119,23 @@ def _execute(run: Run, simulator_provider: Provider | None) -> None:
         _finish(run, started, stop_reason=Run.StopReason.ERROR, error=StepFailed("worker", "internal", _internal(exc)))
         return
     _finish(run, started, stop_reason=stop_reason, error=None)
+
+
+async def _act_until_cancelled(run: Run, recorder: Recorder, simulator_provider: Provider | None) -> str:
+    """Connect and act; a cancel asked for meanwhile stops the step in flight at once (runs/cancelling.py), not
+    after a slow tool or model call returns. The call it cut off is recorded as such."""
+    with anyio.CancelScope() as scope:
+        token = anyio.lowlevel.current_token()
+        with cancelling.watching(run.pk, lambda: anyio.from_thread.run_sync(scope.cancel, token=token)):
+            try:
+                return await _connect_and_act(run, recorder, simulator_provider)
+            except StepFailed:
+                # A server or provider may answer a call abandoned halfway with an error of its own: the cancel
+                # came first, and is what ended the run.
+                if not scope.cancel_called:
+                    raise
+    await recorder.call_cut_off()
+    return Run.StopReason.CANCELLED
 
 
 async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Provider | None) -> str:
@@ -235,8 +261,8 @@ def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | N
         if not run.save_if_running(finished):
             raise RunEnded(f"Run {run.pk} ended before its worker finished it.")
         return
-    run.phase = "score"
-    if not run.save_if_running(["phase"]):
+    run.phase, run.phase_started_at = "score", timezone.now()
+    if not run.save_if_running(["phase", "phase_started_at"]):
         raise RunEnded(f"Run {run.pk} ended before its worker scored it.")
     try:
         scored = score_run(run, finishing=finished)

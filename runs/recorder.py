@@ -3,7 +3,8 @@
 Shapes follow the reference contract exactly: `transcript` is TranscriptData (prompt, steps[] with text,
 finishReason, toolCalls[{toolName, args}], toolResults[{toolName, result}], finalText) and `tool_calls` /
 `all_tool_calls` are EvalToolCall records (toolName, args, result, timestamp) plus durationMs, isError,
-nestedCalls and, for tools that declare an outputSchema, schemaValidation.
+nestedCalls and, for tools that declare an outputSchema, schemaValidation. A call a cancel cut off is kept too,
+marked `cancelled`, with EvalHub's note as its result (`call_cut_off`).
 
 A conversation (runs/conversation) adds one optional top-level key to the transcript, `userTurns`: the user's
 messages in order, `{index, source: "prompt"|"scripted"|"simulated", text, firstStep}` (index 0 is the
@@ -22,6 +23,7 @@ import asyncio
 import functools
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -125,6 +127,9 @@ class Recorder:
         # The user turn the agent is answering, in a conversation (None in a one-prompt run).
         self.user_turn_index: int | None = None
         self.cancel_seen = False
+        # The tool call in flight ({toolName, args, timestamp} and when it started), from `calling` until
+        # `tool_called`: a cancel that cuts it off records it (`call_cut_off`).
+        self._in_flight: tuple[dict[str, Any], float] | None = None
 
     async def _in_db_thread(self, work: Callable[..., T], *args: Any) -> T:
         return await asyncio.wrap_future(self._writer.submit(functools.partial(work, *args)))
@@ -138,8 +143,39 @@ class Recorder:
     async def model_answered(self, result: ChatResult) -> None:
         await self._in_db_thread(self._model_answered, result)
 
+    def calling(self, name: str, arguments: dict[str, Any] | None) -> None:
+        """A tool call starts (nothing is saved yet: its record comes with `tool_called`)."""
+        call = {
+            "toolName": name,
+            "args": arguments if arguments is not None else {},
+            "timestamp": int(time.time() * 1000),
+        }
+        self._in_flight = (call, time.perf_counter())
+
     async def tool_called(self, call: dict[str, Any]) -> None:
+        self._in_flight = None
         await self._in_db_thread(self._tool_called, call)
+
+    async def call_cut_off(self) -> None:
+        """The run was cancelled while a tool call was in flight: record the call, marked `cancelled`, with a result
+        saying so. It was sent, and the server may have acted on it, so the transcript must not lose it."""
+        if self._in_flight is None:
+            return
+        call, started = self._in_flight
+        seconds = time.perf_counter() - started
+        text = (
+            f"No result: the run was cancelled {seconds:.1f} s into this call, which was stopped. The server may "
+            "have carried it out in part."
+        )
+        cut_off = {
+            **call,
+            "result": {"content": [{"type": "text", "text": text}], "isError": False},
+            "durationMs": round(seconds * 1000),
+            "isError": False,
+            "nestedCalls": [],
+            "cancelled": True,
+        }
+        await self.tool_called(cut_off)
 
     async def direct_call(self, name: str, arguments: dict[str, Any]) -> None:
         """A step with no model call: EvalHub itself calls one tool (an execution-level scenario)."""
@@ -172,16 +208,19 @@ class Recorder:
         """`entering(phase)`, unless a cancel was asked for: then False, and the phase stays what it was.
 
         One UPDATE where a cancel check and `entering` took two queries (issue 30: the worker's CPU per run)."""
-        return await self._in_db_thread(self._entering_unless_cancelled, phase)
+        entered = await self._in_db_thread(self._entering_unless_cancelled, phase)
+        self.cancel_seen = self.cancel_seen or not entered
+        return entered
 
     def _entering(self, phase: str) -> None:
-        self.run.phase = phase[:200]
-        self._save_if_running(["phase"])
+        self.run.phase, self.run.phase_started_at = phase[:200], timezone.now()
+        self._save_if_running(["phase", "phase_started_at"])
 
     def _entering_unless_cancelled(self, phase: str) -> bool:
         running = Run.objects.filter(pk=self.run.pk, status=Run.Status.RUNNING, cancel_requested=False)
-        if running.update(phase=phase[:200]):
-            self.run.phase = phase[:200]
+        now = timezone.now()
+        if running.update(phase=phase[:200], phase_started_at=now):
+            self.run.phase, self.run.phase_started_at = phase[:200], now
             return True
         # Cancelled (whether or not it has ended since), or ended: as the check and `entering` found it.
         if Run.objects.filter(pk=self.run.pk, cancel_requested=True).exists():
@@ -308,6 +347,8 @@ class Recorder:
         entry = {"toolName": record["toolName"], "result": record["result"]}
         if call.get("notExecuted"):
             entry["notExecuted"] = True  # an invocation-level call: only the choice counts (runs/levels.py)
+        if call.get("cancelled"):
+            entry["cancelled"] = True  # cut off by a cancel (`call_cut_off`): its result is EvalHub's note
         results.append(entry)
         self.run.tool_calls = [*self.run.tool_calls, record]
         self.run.all_tool_calls = [*self.run.all_tool_calls, record, *nested]
@@ -322,6 +363,8 @@ class Recorder:
         }
         if call.get("notExecuted"):
             tool_step["not_executed"] = True
+        if call.get("cancelled"):
+            tool_step["cancelled"] = True
         self._save(step=tool_step)
 
     def _guarded(self, call: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:

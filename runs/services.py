@@ -135,7 +135,8 @@ def runs_start_many(
 
 
 def run_cancel(*, run: Run) -> Run:
-    """A queued run is cancelled at once; a running one stops at its next step boundary, keeping its transcript."""
+    """A queued run is cancelled at once; a running one stops within a second or so
+    (runs/cancelling.py): the call in flight is cut off, and the run keeps its transcript."""
     now = timezone.now()
     if Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(
         status=Run.Status.CANCELLED, stop_reason=Run.StopReason.CANCELLED, finished_at=now, cancel_requested=True

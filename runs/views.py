@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.core.paginator import Page, Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from evalhub.htmx import HtmxHttpRequest
@@ -16,7 +17,7 @@ from runs.costs import with_judge_cost
 from runs.events.stream import list_events_query
 from runs.filters import RunFilters, models_used
 from runs.heartbeat import runs_reap_stale
-from runs.inspector.story import build_story, timeline
+from runs.inspector.story import build_story, live_clock, timeline
 from runs.models import Run, ScoreResult
 from runs.reviews.views import next_to_review, review_context
 from runs.services import run_cancel, runs_rescore
@@ -103,6 +104,11 @@ def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         model_calls=run.model_calls,
     )
     scoring_ms = sum(result.duration_ms for result in results if result.is_current)
+    live = None
+    if run.status == Run.Status.RUNNING:
+        live = live_clock(
+            started_at=run.started_at, phase=run.phase, phase_started_at=run.phase_started_at, now=timezone.now()
+        )
     context = {
         "section": "runs",
         "run": run,
@@ -111,7 +117,7 @@ def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "earlier_results": [result for result in results if not result.is_current],
         "story": story,
         "timeline": timeline(
-            story=story, duration_ms=run.duration_ms, scoring_ms=scoring_ms, server_start=run.server_start
+            story=story, duration_ms=run.duration_ms, scoring_ms=scoring_ms, server_start=run.server_start, live=live
         ),
     }
     context.update(review_context(run, request.user))
@@ -133,7 +139,7 @@ def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
         if run.status == Run.Status.CANCELLED:
             messages.success(request, f"Cancelled run #{run.pk}.")
         else:
-            messages.success(request, f"Cancelling run #{run.pk}: it stops after its current step.")
+            messages.success(request, f"Cancelling run #{run.pk}: it stops in a moment, keeping what it recorded.")
     return redirect("runs:detail", run_id=run.pk)
 
 

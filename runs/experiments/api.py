@@ -323,7 +323,7 @@ def report_experiment(request: HttpRequest, experiment_id: int, params: Query[Re
     "/{int:experiment_id}", response=responses({200: ExperimentOut}, 404), auth=auth_for(WRITE), summary="Cancel"
 )
 def cancel_experiment(request: HttpRequest, experiment_id: int) -> dict[str, Any]:
-    """Queued trials are cancelled at once, running ones stop after their current step; finished ones are kept.
+    """Queued trials are cancelled at once, running ones stop within a second or so; finished ones are kept.
     Whoever started the experiment, or staff (403 INSUFFICIENT_PERMISSIONS otherwise)."""
     experiment = get_or_404(Experiment.objects.select_related("created_by"), "Experiment", experiment_id)
     require_change(acting_user(request), experiment)

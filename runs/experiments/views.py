@@ -108,7 +108,7 @@ def experiment_cancel_view(request: HttpRequest, experiment_id: int) -> HttpResp
         messages.success(
             request,
             f"Cancelled: {experiment.finished_runs} finished runs are kept"
-            + (f"; {left} running stop after their current step." if left else "."),
+            + (f"; {left} running stop in a moment, keeping what they recorded." if left else "."),
         )
     return redirect("experiments:detail", experiment_id=experiment.pk)
 

@@ -9,8 +9,11 @@ model call.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from runs.code_mode.numbering import labels_for
 from runs.inspector.content import result_parts
 
 CODE_TOOL = "run_code"
@@ -32,13 +35,14 @@ def _count_nested(record: dict[str, Any]) -> int:
     return sum(1 + _count_nested(child) for child in nested if isinstance(child, dict))
 
 
-def call_view(record: dict[str, Any], number: int, *, prefix: str = "") -> dict[str, Any]:
-    """One executed tool call, with its nested calls (code mode) as a tree."""
-    label = prefix or str(number)  # nested calls read 3.1, 3.2: the call they ran in, then their order
+def call_view(record: dict[str, Any], number: int, *, label: str) -> dict[str, Any]:
+    """One executed tool call, with its nested calls (code mode) as a tree. `number` is its position in
+    allToolCalls (its anchor); `label` what people read (runs/code_mode/numbering.py): nested calls read 3.1, 3.2,
+    the call they ran in, then their order."""
     nested_records = [child for child in record.get("nestedCalls") or [] if isinstance(child, dict)]
     numbered, _ = _number_calls(nested_records, number + 1)
     nested = [
-        call_view(child, child_number, prefix=f"{label}.{index}")
+        call_view(child, child_number, label=f"{label}.{index}")
         for index, (child_number, child) in enumerate(numbered, start=1)
     ]
     validation: dict[str, Any] | None = (
@@ -61,6 +65,7 @@ def call_view(record: dict[str, Any], number: int, *, prefix: str = "") -> dict[
         "parts": result_parts(record.get("result")),
         "durationMs": record.get("durationMs"),
         "is_error": error,
+        "cancelled": bool(record.get("cancelled")),  # cut off by a cancel: its result is EvalHub's note
         "schema": validation,
         "schema_invalid": validation is not None and not validation.get("valid"),
         "rawArguments": record.get("rawArguments"),
@@ -128,8 +133,8 @@ def build_story(
         for asked in step.get("toolCalls") or []:
             if used < len(numbered):
                 number, record = numbered[used]
-                calls.append(call_view(record, number))
                 used += 1
+                calls.append(call_view(record, number, label=str(used)))
             else:
                 calls.append(_unexecuted(asked if isinstance(asked, dict) else {}))
         model = model_by_step.get(index + 1)
@@ -166,6 +171,8 @@ def build_story(
         "first_error": first_error,
         "error_count": sum(_count_errors([c for c in step["calls"] if c["executed"]]) for step in steps),
         "final_text": transcript.get("finalText") if isinstance(transcript.get("finalText"), str) else None,
+        # Each allToolCalls index (0-based) with its label: what the expectations' diff entries link to.
+        "call_labels": dict(enumerate(labels_for(records, all_tool_calls or records))),
     }
 
 
@@ -173,22 +180,55 @@ def _count_errors(calls: list[dict[str, Any]]) -> int:
     return sum(int(call["is_error"]) + _count_errors(call["nested"]) for call in calls)
 
 
+@dataclass(frozen=True)
+class Live:
+    """A running run's clock at the moment the page is drawn: how long it has run, and what it is doing now
+    (its phase: "tool call wait") since how long. The page counts both on from there."""
+
+    elapsed_ms: int
+    phase: str
+    phase_ms: int | None
+
+
+def live_clock(*, started_at: datetime | None, phase: str, phase_started_at: datetime | None, now: datetime) -> Live:
+    def since(moment: datetime) -> int:
+        return max(round((now - moment).total_seconds() * 1000), 0)
+
+    return Live(
+        elapsed_ms=since(started_at) if started_at else 0,
+        phase=phase,
+        phase_ms=since(phase_started_at) if phase_started_at else None,
+    )
+
+
 def timeline(
-    *, story: dict[str, Any], duration_ms: int | None, scoring_ms: int, server_start: dict[str, Any] | None = None
+    *,
+    story: dict[str, Any],
+    duration_ms: int | None,
+    scoring_ms: int,
+    server_start: dict[str, Any] | None = None,
+    live: Live | None = None,
 ) -> dict[str, Any]:
     """Where the run's time went: the model, the tools, the server's start (a stdio process started, or lent
     warm; an HTTP connect: `Run.server_start`), the harness (listing tools, recording: the rest of the run's wall
-    time) and scoring (after the run; not part of its duration)."""
+    time) and scoring (after the run; not part of its duration).
+
+    While the run goes on (`live`), its wall time so far stands for the duration and the step in flight is a
+    segment of its own ("now: tool call wait"): its time is spent, though nothing recorded it yet."""
     model_ms = sum(step["model_ms"] or 0 for step in story["steps"])
     tools_ms = sum(step["tools_ms"] for step in story["steps"])
+    current_ms = (live.phase_ms or 0) if live else 0
+    wall_ms = live.elapsed_ms if live else duration_ms
     parts: list[tuple[str, str, int, str]] = [("model", "Model", model_ms, ""), ("tools", "Tools", tools_ms, "")]
+    if live and live.phase_ms is not None:
+        parts.append(("current", f"Now: {live.phase}", current_ms, ""))
     start_ms = 0
-    if duration_ms is not None and server_start is not None:
-        start_ms = min(int(server_start.get("ms") or 0), max(duration_ms - model_ms - tools_ms, 0))
+    if wall_ms is not None and server_start is not None:
+        start_ms = min(int(server_start.get("ms") or 0), max(wall_ms - model_ms - tools_ms - current_ms, 0))
         label, note = server_start_label(server_start)
         parts.append(("server", label, start_ms, note))
-    if duration_ms is not None:
-        parts.append(("harness", "Harness", max(duration_ms - model_ms - tools_ms - start_ms, 0), ""))
+    if wall_ms is not None:
+        parts.append(("harness", "Harness", max(wall_ms - model_ms - tools_ms - current_ms - start_ms, 0), ""))
     parts.append(("scoring", "Scoring", scoring_ms, ""))
     whole = sum(ms for _, _, ms, _ in parts)
     segments = [
@@ -198,7 +238,7 @@ def timeline(
     for step in story["steps"]:
         # Each step's share of the run, for the bar beside its heading.
         step["percent"] = round(100 * step["duration_ms"] / whole, 1) if whole else 0
-    return {"segments": segments, "total_ms": whole}
+    return {"segments": segments, "total_ms": whole, "live": live}
 
 
 def server_start_label(start: dict[str, Any]) -> tuple[str, str]:

@@ -197,6 +197,12 @@ def copy_button(text: Any, label: str = "Copy") -> SafeString:
 
 
 @register.filter
+def call_label(labels: dict[int, str] | None, index: int) -> str:
+    """`call 1.1`: the label the transcript gives the call at allToolCalls `index` (runs/code_mode/numbering.py)."""
+    return f"call {(labels or {}).get(index, index + 1)}"
+
+
+@register.filter
 def compact_json(value: Any) -> str:
     """One line of JSON, for a call's arguments in its heading."""
     return _compact(value)

@@ -10,6 +10,9 @@ from scorers.expectations.record import Call, RunRecord
 from scorers.expectations.spec import TOOL, TOOLS, Expectation, Kind, count_param, in_turn, max_param, scoped
 from scorers.expectations.values import canonical, count, render
 
+# Up to this many calls are named in a message ("calls 1.1 and 1.2"); more are counted.
+NAMED_CALLS = 3
+
 
 def _forbidden(expectation: Expectation) -> list[str]:
     return [expectation["tool"]] if "tool" in expectation else list(expectation["tools"])
@@ -110,12 +113,26 @@ def evaluate_no_errors(expectation: Expectation, record: RunRecord) -> Outcome:
     errored = [call for call in calls if call.is_error]
     expected = describe_no_errors(expectation)
     if not errored:
-        return passed(expected, f"{count(len(calls), 'call')}, none errored")
+        if not calls:
+            return passed(expected, "no tool was called")
+        named = len(calls) <= NAMED_CALLS
+        return passed(expected, f"{_named(calls)}: none errored" if named else f"{_named(calls)}, none errored")
     diff = [
         DiffEntry("result_mismatch", f"{call.label} returned an error: {_error_text(call.result)}", call.index)
         for call in errored
     ]
     return failed(expected, f"{len(errored)} of {count(len(calls), 'call')} errored", *diff)
+
+
+def _named(calls: list[Call] | tuple[Call, ...]) -> str:
+    """`call 1.1`, `calls 1 and 2`, or `5 calls`: the calls by the run page's labels while there are few to name.
+    ("1 call" beside a transcript that shows run_code as call 1 and get_weather as call 1.1 read as a mismatch.)"""
+    if len(calls) > NAMED_CALLS:
+        return count(len(calls), "call")
+    numbers = [call.number.removeprefix("call ") for call in calls]
+    if len(numbers) == 1:
+        return f"call {numbers[0]}"
+    return f"calls {', '.join(numbers[:-1])} and {numbers[-1]}"
 
 
 def describe_structured(expectation: Expectation) -> str:

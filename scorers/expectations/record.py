@@ -1,8 +1,8 @@
 """The scorer record `{input, expected, output, run}` read once into what expectations check.
 
 Tool calls come from `output.allToolCalls`, so calls nested inside another call (code mode) count like any other;
-`Call.index` is a call's 0-based position there, the number a diff entry's `call_index` refers to. Messages number
-calls from 1 ("call 2"), as people count.
+`Call.index` is a call's 0-based position there, the number a diff entry's `call_index` refers to. Messages name
+calls as the run page labels them ("call 2", "call 1.1" for a program's first call: runs/code_mode/numbering.py).
 
 Turn scoping: when the calls or the transcript carry user turns, an expectation with `turn` sees only that user
 turn's calls and answer. A step's turn is its own `userTurn`, else the transcript's `userTurns` say it (each
@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runs.code_mode import CODE
+from runs.code_mode.numbering import labels_for
 from runs.code_mode.typed_api import RUN_CODE
 from scorers.expectations.values import is_number
 
@@ -33,11 +34,13 @@ class Call:
     is_error: bool
     schema_validation: Mapping[str, Any] | None
     turn: int | None = None
+    # What the run page calls it (runs/code_mode/numbering.py): "2", or "1.1" for a program's first call.
+    numbered: str = ""
 
     @property
     def number(self) -> str:
-        """`call 2`: how messages name a call, counting from 1 in allToolCalls."""
-        return f"call {self.index + 1}"
+        """`call 2`, `call 1.1`: how messages name a call, as the run page labels it."""
+        return f"call {self.numbered or self.index + 1}"
 
     @property
     def label(self) -> str:
@@ -62,7 +65,10 @@ class RunRecord:
         all_calls = output.get("allToolCalls")
         raw_calls = [c for c in all_calls if isinstance(c, Mapping)] if isinstance(all_calls, list) else top_level
         turns = _call_turns(raw_calls, top_level, steps)
-        calls = tuple(_call(i, raw, turn) for i, (raw, turn) in enumerate(zip(raw_calls, turns, strict=True)))
+        numbers = labels_for(top_level, raw_calls)
+        calls = tuple(
+            _call(i, raw, turn, numbers[i]) for i, (raw, turn) in enumerate(zip(raw_calls, turns, strict=True))
+        )
         if _mapping(record.get("run")).get("toolMode") == CODE:
             # Expectations are about the server's tools: run_code is the harness's wrapper around the calls a
             # program made, which allToolCalls holds beside it. Indexes stay positions in allToolCalls.
@@ -102,7 +108,7 @@ class RunRecord:
         return None if None in parts else sum(part or 0 for part in parts)
 
 
-def _call(index: int, raw: Mapping[str, Any], turn: int | None) -> Call:
+def _call(index: int, raw: Mapping[str, Any], turn: int | None, numbered: str) -> Call:
     result = raw.get("result")
     result_error = isinstance(result, Mapping) and result.get("isError") is True
     validation = raw.get("schemaValidation")
@@ -114,6 +120,7 @@ def _call(index: int, raw: Mapping[str, Any], turn: int | None) -> Call:
         is_error=raw.get("isError") is True or result_error,
         schema_validation=validation if isinstance(validation, Mapping) else None,
         turn=turn,
+        numbered=numbered,
     )
 
 

@@ -24,6 +24,20 @@
     return spec.kinds.filter(function (kind) { return kind.name === name; })[0] || spec.kinds[0];
   }
 
+  // A row's kind as the page shows it: an unknown one (a typo, a newer file) is a kind of its own with no fields,
+  // so the row never shows another kind's fields as if they applied; the server's check names the error.
+  function shownKind(row) {
+    var known = spec.kinds.filter(function (kind) { return kind.name === row.kind; })[0];
+    if (known) return known;
+    var name = row.kind === undefined || row.kind === null ? "" : String(row.kind);
+    return {
+      name: name, fields: [], required: [], oneOf: [], unknown: true,
+      description: (name ? "Unknown kind “" + name + "”: EvalHub has no check of that name"
+        : "No kind: EvalHub cannot tell what this row checks") +
+        ", so it is left as it is. Pick a kind; the values that kind takes are kept.",
+    };
+  }
+
   // A typed value: JSON when it reads as JSON (48.85, true, [1, 2], {"a": 1}), else the text itself.
   function parseLiteral(text) {
     try { return JSON.parse(text); } catch (error) { return text; }
@@ -38,12 +52,18 @@
     return JSON.stringify(value);
   }
 
+  // An argument's matcher: "$range" for {"$range": [0, 1]}; an unknown one ({"$rnage": …}) too, so it is shown as
+  // itself and kept, never read as "equals this object".
   function matcherOf(value) {
     if (value && typeof value === "object" && !Array.isArray(value)) {
       var keys = Object.keys(value);
-      if (keys.length === 1 && Object.prototype.hasOwnProperty.call(spec.matchers, keys[0])) return keys[0];
+      if (keys.length === 1 && (isMatcher(keys[0]) || keys[0].charAt(0) === "$")) return keys[0];
     }
     return "";
+  }
+
+  function isMatcher(name) {
+    return Object.prototype.hasOwnProperty.call(spec.matchers, name);
   }
 
   function set(row, name, value) {
@@ -65,7 +85,7 @@
   function select(options, value, label, onChange) {
     // A value the page does not know (a typo in the JSON, a newer file) is shown as it is, never as another one.
     var known = options.some(function (option) { return option[0] === value; });
-    if (!known && value) options = [[value, value + " (unknown)"]].concat(options);
+    if (!known) options = [[value, value ? value + " (unknown)" : "(none)"]].concat(options);
     var node = el("select", { "aria-label": label }, options.map(function (option) {
       return el("option", { value: option[0], text: option[1] });
     }));
@@ -184,7 +204,9 @@
     function fill(current) {
       var m = kind.value, argument = current === undefined ? undefined : m ? current[m] : current;
       values.textContent = "";
-      help.textContent = m ? spec.matchers[m] : "Equal to this value (JSON, or plain text for a string).";
+      help.textContent = !m ? "Equal to this value (JSON, or plain text for a string)."
+        : isMatcher(m) ? spec.matchers[m]
+        : "Unknown matcher “" + m + "”: EvalHub has none of that name. Pick one; until then its value is kept as it is.";
       kind.title = help.textContent;
       if (m === "$any") return;
       if (m === "$type") {
@@ -240,9 +262,9 @@
   }
 
   function renderRow(row, index) {
-    var kind = kindOf(row.kind), number = index + 1;
+    var kind = shownKind(row), number = index + 1;
     var item = el("li", { class: "expectation-row", "data-index": String(index) });
-    var kinds = select(spec.kinds.map(function (k) { return [k.name, k.name]; }), String(row.kind || kind.name),
+    var kinds = select(spec.kinds.map(function (k) { return [k.name, k.name]; }), kind.name,
       "Kind of expectation " + number, function (name) {
         var next = { kind: name }, fields = kindOf(name).fields.map(function (f) { return f.name; });
         Object.keys(row).forEach(function (key) {
@@ -259,7 +281,7 @@
     remove.addEventListener("click", function () { rows.splice(index, 1); render(); });
     item.appendChild(el("div", { class: "row-head" }, [el("span", { class: "row-number", text: number + "." }), kinds,
       el("span", { class: "row-sentence", "data-sentence": "" }), remove]));
-    item.appendChild(el("div", { class: "help", text: kind.description }));
+    item.appendChild(el("div", { class: kind.unknown ? "help help-warning" : "help", text: kind.description }));
 
     var fields = el("div", { class: "row-fields" });
     var others = kind.fields.filter(function (f) { return kind.oneOf.indexOf(f.name) === -1; });

@@ -1,6 +1,7 @@
 // The run page's reader: remembers which collapsibles a reader opened or closed, so the page's live refreshes
 // (the run body is replaced while a run goes on) do not fold everything back; copies values to the clipboard;
-// and opens whatever a "#call-3" link points to. Without JavaScript the page still reads top to bottom.
+// opens whatever a "#call-3" link points to; and counts a running run's clocks on. Without JavaScript the page
+// still reads top to bottom.
 (function () {
   "use strict";
 
@@ -103,6 +104,25 @@
     history.pushState(null, "", hash);
     reveal(hash);
   });
+  // A running run's clocks (its time so far, the step in flight) count on between the body's refreshes, which
+  // come only when something happens: a tool running for a minute sends nothing meanwhile. Each counts from the
+  // time the server drew it (data-ticking-ms) plus the time since it reached the page, so clock skew is no matter.
+  function formatDuration(ms) {
+    if (ms < 1000) return Math.round(ms) + " ms";
+    var seconds = ms / 1000;
+    if (seconds < 60) return seconds.toFixed(1) + " s";
+    return Math.floor(seconds / 60) + " min " + Math.floor(seconds % 60) + " s";
+  }
+
+  function tick() {
+    var now = performance.now();
+    document.querySelectorAll("[data-ticking-ms]").forEach(function (clock) {
+      if (!clock.dataset.tickingFrom) clock.dataset.tickingFrom = String(now);
+      clock.textContent = formatDuration(Number(clock.dataset.tickingMs) + now - Number(clock.dataset.tickingFrom));
+    });
+  }
+  setInterval(tick, 250);
+
   window.addEventListener("hashchange", function () { reveal(location.hash); });
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", function () { restore(document); reveal(location.hash); });

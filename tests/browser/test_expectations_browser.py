@@ -3,6 +3,7 @@ model and a real worker, and read the checklist and its diff on the run page."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
@@ -138,3 +139,38 @@ class ExpectationsEditorBrowserTests:
 
         kind = page.get_by_label("Kind of expectation 1")
         expect(kind.locator("option:checked")).to_have_text("tool_caled (unknown)")
+        row = page.locator(".expectation-row")
+        # None of another kind's fields, as if they applied; the server's check names the place and the fix.
+        expect(row.locator(".row-fields .row-field")).to_have_count(0)
+        expect(row.locator(".help-warning")).to_contain_text("Unknown kind “tool_caled”")
+        errors = row.locator(".row-errors")
+        expect(errors).to_contain_text('kind: unknown kind "tool_caled"; did you mean "tool_called"?')
+
+    @pytest.mark.parametrize("width", [1280, 800])
+    def test_an_unknown_matcher_is_shown_as_it_is_and_kept(
+        self, page: Page, live_server: LiveServer, alice: User, width: int
+    ) -> None:
+        # The issue: {"$rnage": …} showed as "equals" in the dropdown; saved as shown, it changed what is checked.
+        make_demo_server()
+        page.set_viewport_size({"width": width, "height": 900})
+        log_in(page, live_server)
+        page.goto(f"{live_server.url}/scenarios/new/")
+        page.locator("#expectations-editor [data-raw]").evaluate("(details) => { details.open = true; }")
+        raw = page.locator("#expectations-editor textarea")
+        typed = '[{"kind": "tool_called", "tool": "get_weather", "args": {"latitude": {"$rnage": [40, 50]}}}]'
+
+        raw.fill(typed)
+        raw.blur()  # as a user leaves the field: its change event draws the rows
+
+        line = page.locator(".arg-line")
+        matcher = line.get_by_label("Matcher for latitude")
+        expect(matcher.locator("option:checked")).to_have_text("$rnage (unknown)")
+        expect(line.locator(".arg-help")).to_contain_text("Unknown matcher “$rnage”")
+        expect(page.locator(".row-errors")).to_have_text(
+            'args.latitude: unknown matcher "$rnage"; did you mean "$range"?'
+        )
+        # Touching the row keeps the matcher as it was typed.
+        line.get_by_label("$rnage value").fill("[41, 50]")
+        assert json.loads(raw.input_value())[0]["args"] == {"latitude": {"$rnage": [41, 50]}}
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        screenshot(page, f"expectations-unknown-matcher-{width}")

@@ -4,6 +4,7 @@ scripted model, and a hand-built record with a program, images and resources (co
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import threading
 
@@ -136,6 +137,42 @@ class RunInspectorWorkerTests:
         page.set_viewport_size({"width": 800, "height": 900})
         screenshot(page, "run-inspector-800")
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+    @pytest.mark.parametrize("width", [1280, 800])
+    def test_a_slow_tool_call_is_timed_as_it_runs_and_cancel_stops_it(
+        self,
+        page: Page,
+        live_server: LiveServer,
+        alice: User,
+        worker: subprocess.Popen[bytes],
+        scripted: ScriptedServer,
+        width: int,
+    ) -> None:
+        # The issue: "10 ms in all so far" while a tool had run for 4 s, and Cancel waited 21 s for the call.
+        scripted.script(Answer(body=completion(tool_calls=[tool_call("c1", "wait", {"seconds": 30})])))
+        scenario = make_scenario(make_demo_server(), provider=make_scripted_provider(scripted.base_url))
+        run = run_start(scenario=scenario, user=alice)
+        page.set_viewport_size({"width": width, "height": 900})
+        log_in(page, live_server)
+        page.goto(f"{live_server.url}/runs/{run.pk}/")
+
+        now = page.locator("#timeline-current")
+        expect(now).to_contain_text("Now: tool call wait", timeout=30_000)
+        # It counts on in the page, with nothing recorded meanwhile: 2 s of the tool's 30.
+        expect(now.locator("strong")).to_have_text(re.compile(r"^([2-9]|\d\d)\.\d s$"), timeout=10_000)
+        so_far = page.locator(".timeline-head [data-ticking-ms]")
+        assert float(so_far.inner_text().split()[0]) >= float(now.locator("strong").inner_text().split()[0])
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        screenshot(page, f"run-slow-tool-{width}")
+
+        page.get_by_role("button", name="Cancel run").click()
+        expect(page.locator(".cancel-bar")).to_have_count(0, timeout=5_000)
+        expect(page.locator("#call-1 .badge-warn")).to_have_text("cancelled")
+        expect(page.locator("#timeline-current")).to_have_count(0)
+        run.refresh_from_db()
+        assert (run.status, run.all_tool_calls[0]["cancelled"]) == ("cancelled", True)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        screenshot(page, f"run-cancelled-{width}")
 
 
 @pytest.mark.browser

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -182,3 +183,62 @@ class VerdictBrowserTests:
 def assert_fits(page: Page, what: str, width: int) -> None:
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 0, f"{what} scrolls sideways by {overflow} px at {width} px"
+
+
+def line_count(page: Page, selector: str) -> int:
+    """How many lines the element's text takes: the distinct tops of its text's boxes (one box per line)."""
+    return int(
+        page.locator(selector).evaluate(
+            """el => {
+                const tops = new Set(), walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+                for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                    const range = document.createRange();
+                    range.selectNodeContents(node);
+                    for (const rect of range.getClientRects()) if (rect.width) tops.add(Math.round(rect.top / 4));
+                }
+                return tops.size;
+            }"""
+        )
+    )
+
+
+@pytest.mark.browser
+class VerdictBadgeWidthTests:
+    def test_a_badges_verdict_and_score_stay_on_one_line_in_the_lists(
+        self, page: Page, live_server: LiveServer, alice: User
+    ) -> None:
+        # The issue: at 800 px "pass 1.00" took two lines in the Scenarios list's Last verdict column, since the
+        # Runs list let badges wrap anywhere to fit.
+        server = make_demo_server()
+        passing = make_scenario(server, name="weather_in_paris_code_mode_regression_check_of_the_nightly_suite")
+        passed = Run.objects.create(
+            scenario=passing,
+            model="evalhub-offline",
+            status="done",
+            started_at=timezone.now() - timedelta(minutes=33),
+            score=1.0,
+            tool_names=["run_code", "get_weather"],
+            duration_ms=3600,
+        )
+        ScoreResult.objects.create(run=passed, scorer_name="Default", scorer_kind="default", score=1.0, passed=True)
+        apply_verdict(passed, list(passed.score_results.all()))
+        passed.save()
+        failed = server_failed_run(make_scenario(server, name="Conversation: book a flight to Paris"))
+        assert (passed.verdict, failed.failure_cause) == ("pass", "server")
+        log_in(page, live_server)
+
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 800})
+            page.goto(f"{live_server.url}/scenarios/")
+            expect(page.locator(f"#last-score-{passing.pk} .verdict-badge")).to_have_text("pass 1.00")
+            assert line_count(page, f"#last-score-{passing.pk} .verdict-badge") == 1
+            assert_fits(page, "/scenarios/", width)
+            screenshot(page, f"verdict-scenarios-list-{width}")
+
+            page.goto(f"{live_server.url}/runs/")
+            expect(page.locator(f"#run-{failed.pk} .verdict-badge")).to_have_text("fail 0.40 · server")
+            assert line_count(page, f"#run-{passed.pk} .verdict-badge") == 1
+            # The cause may go to a second line; the verdict and its score never part.
+            assert line_count(page, f"#run-{failed.pk} .verdict-badge .verdict-main") == 1
+            assert_fits(page, "/runs/", width)
+            screenshot(page, f"verdict-runs-list-badges-{width}")

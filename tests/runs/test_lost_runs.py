@@ -146,7 +146,11 @@ class NoDeadRunShownRunningTests:
         html = alice_client.get("/scenarios/").content.decode()
 
         # A lost worker decides nothing: never "running" again, never a red fail.
-        assert "running" not in html.lower() and "inconclusive · harness" in html and "badge-fail" not in html
+        assert (
+            "running" not in html.lower()
+            and '<span class="verdict-main">inconclusive</span> <span class="verdict-cause">· harness</span>' in html
+            and "badge-fail" not in html
+        )
 
     def test_metrics_count_it_as_an_error(self, alice_client: Client, scenario: Scenario) -> None:
         running(scenario, beat=silent())

@@ -4,6 +4,7 @@ untrusted text escaped; and the Runs list's cost, the same as the run page's."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -28,7 +29,7 @@ def make_run(scenario: Scenario, **fields: object) -> Run:
     # A finished run is judged (runs.run_verdict); a test that names no verdict gets the one `passed` says.
     if fields["status"] == "done" and "verdict" not in fields:
         fields["verdict"] = {True: "pass", False: "fail"}.get(fields["passed"], "inconclusive")  # type: ignore[call-overload]
-    return Run.objects.create(scenario=scenario, started_at=timezone.now(), **fields)
+    return Run.objects.create(scenario=scenario, **{"started_at": timezone.now(), **fields})
 
 
 def cost_cell(html: str, run: Run) -> str:
@@ -124,6 +125,50 @@ class RunStoryTests:
             re.sub(r"<[^>]+>", " ", program).split()
         )
         assert "Return value" in program and '<span class="json-key">flights</span>' in program
+        # Its result is the console and the return value as text for the model: shown once above, folded here.
+        assert '<div class="call-part-head">Result</div>' not in program[program.index("Return value") :]
+        assert '<details class="call-part call-result call-model-read" data-key="call-3-model-read">' in program
+
+    def test_a_call_cut_off_by_a_cancel_says_so_and_is_not_marked_as_a_success(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        note = "No result: the run was cancelled 4.2 s into this call, which was stopped."
+        cut_off = call("wait", {"seconds": 30}, {"content": [text(note)], "isError": False}, cancelled=True)
+        transcript = {"prompt": "Wait", "steps": [{"text": "", "toolCalls": [{"toolName": "wait", "args": {}}]}]}
+        run = make_run(
+            scenario,
+            status="cancelled",
+            stop_reason="cancelled",
+            score=None,
+            passed=None,
+            transcript=transcript,
+            tool_calls=[cut_off],
+            all_tool_calls=[cut_off],
+        )
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        shown = html[html.index('id="call-1"') :]
+        assert shown.startswith('id="call-1" data-key="call-1">') and 'class="call call-warning"' in html
+        assert ">cancelled</span>" in shown and "No result (cancelled)" in shown and note in shown
+        assert "not called: the run stopped first" not in html
+
+    def test_an_expectation_links_a_programs_call_by_the_label_the_transcript_gives_it(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        # allToolCalls index 4 is the program's second call: "call 3.2" in the transcript, so in the checklist too
+        # (it read "call 5" there).
+        run = make_run(scenario, **multi_step_fields())
+        entry = {"category": "unexpected_call", "message": "get_map was called (call 3.2)", "call_index": 4}
+        outcome = {"index": 0, "kind": "tool_not_called", "label": "get_map not called", "passed": False}
+        outcome |= {"expected": "get_map not called", "actual": "get_map called", "diff": [entry]}
+        details = {"score": 0, "reason": "", "passed": 0, "total": 1, "outcomes": [outcome | {"weight": 1}]}
+        ScoreResult.objects.create(run=run, scorer_name="Expectations", scorer_kind="expectations", details=details)
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        assert '<a class="small" href="#call-5">call 3.2</a>' in html
+        assert '<span class="call-label">call 3.2</span>' in html[html.index('id="call-5"') :]
 
     def test_user_turns_come_before_the_step_they_led_to(self, alice_client: Client, scenario: Scenario) -> None:
         run = make_run(scenario, **multi_step_fields())
@@ -159,6 +204,31 @@ class RunStoryTests:
 
         legend = " ".join(re.sub(r"<[^>]+>", " ", html).split())
         assert "Server start 0 ms (warm, reused 3/20)" in legend
+
+    def test_a_running_run_counts_the_step_in_flight_in_its_timing(
+        self, alice_client: Client, scenario: Scenario
+    ) -> None:
+        # The issue: "10 ms in all so far" while a tool had run for 4 s, as only finished steps were counted.
+        now = timezone.now()
+        run = make_run(
+            scenario,
+            status="running",
+            score=None,
+            passed=None,
+            started_at=now - timedelta(seconds=5),
+            heartbeat_at=now,
+            phase="tool call wait",
+            phase_started_at=now - timedelta(seconds=4),
+        )
+
+        response = alice_client.get(f"/runs/{run.pk}/")
+
+        segments = {s["kind"]: s for s in response.context["timeline"]["segments"]}
+        assert segments["current"]["label"] == "Now: tool call wait" and segments["current"]["ms"] >= 4000
+        assert response.context["timeline"]["total_ms"] >= 5000
+        html = " ".join(re.sub(r"<[^>]+>", " ", response.content.decode()).split())
+        assert re.search(r"[45]\.\d s in all so far", html), html
+        assert re.search(r"Now: tool call wait [45]\.\d s", html)
 
     def test_a_refresh_keeps_the_same_collapsible_keys(self, alice_client: Client, scenario: Scenario) -> None:
         # What a reader opened is remembered by these keys across the live refreshes of #run-body.
@@ -252,7 +322,10 @@ class VerdictCardTests:
         verdict = card(html)
 
         assert 'class="card verdict-card verdict-card-fail"' in verdict
-        assert ">fail 0.40 · server</span>" in verdict and "cause: <strong>server</strong>" in verdict
+        assert (
+            '><span class="verdict-main">fail 0.40</span> <span class="verdict-cause">· server</span></span>' in verdict
+            and "cause: <strong>server</strong>" in verdict
+        )
         assert '<p class="verdict-reason">server: get_weather returned an error on 3 of 3 calls</p>' in verdict
         states = re.findall(
             r'<li class="stage stage-[a-z-]+" data-state="([a-z ]+)" title="[^"]+"(?: aria-current="step")?>'
@@ -290,7 +363,10 @@ class VerdictCardTests:
 
         assert 'class="card verdict-card verdict-card-inconclusive"' in verdict
         assert '<span class="badge badge-warn verdict-badge" data-verdict="inconclusive"' in verdict
-        assert ">inconclusive · judge</span>" in verdict
+        assert (
+            '><span class="verdict-main">inconclusive</span> <span class="verdict-cause">· judge</span></span>'
+            in verdict
+        )
         assert re.search(r'data-state="undecided" title="[^"]+" aria-current="step">', verdict)
         assert "Undecided at <strong>request satisfied</strong>" in verdict
         assert "badge-fail" not in verdict and "fail —" not in html

@@ -114,15 +114,17 @@ class RunListTests:
         html = alice_client.get("/runs/").content.decode()
 
         assert '<span class="badge badge-pass verdict-badge" data-verdict="pass"' in html
-        assert ">pass 0.92</span>" in html
+        assert '><span class="verdict-main">pass 0.92</span></span>' in html
         assert (
             '<span class="badge badge-fail verdict-badge" data-verdict="fail" title="server: get_weather returned an '
-            'error on 3 of 3 calls &lt;img src=x onerror=&quot;x&quot;&gt;">fail 0.40 · server</span>'
+            'error on 3 of 3 calls &lt;img src=x onerror=&quot;x&quot;&gt;">'
+            '<span class="verdict-main">fail 0.40</span> <span class="verdict-cause">· server</span></span>'
         ) in html
         # An outage decided nothing: amber, no score, never red.
         assert (
             '<span class="badge badge-warn verdict-badge" data-verdict="inconclusive" '
-            'title="provider: 429 after 4 attempts in 7 s">inconclusive · provider</span>'
+            'title="provider: 429 after 4 attempts in 7 s">'
+            '<span class="verdict-main">inconclusive</span> <span class="verdict-cause">· provider</span></span>'
         ) in html
         assert f'<tr id="run-{failed.pk}"' in html and "<img src=x" not in html
 

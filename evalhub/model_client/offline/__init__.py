@@ -97,7 +97,7 @@ Requests
 7. Code mode (offline/code_mode.py)
     When the only tool offered is `run_code` (EvalHub's code mode), the typed JavaScript API in its
     description is read back into tools and the rules above choose as usual; a tool call is written as a
-    program, `const result = await tools.NAME({...}); console.log(JSON.stringify(result)); return result;`.
+    program, `const result = await tools.NAME({...}); return result;`.
     An earlier `run_code` call counts as a call of the tool its program called, its result as the
     "Return value: …" the program sent back.
 8. Conversations

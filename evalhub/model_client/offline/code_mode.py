@@ -101,9 +101,8 @@ def _direct_call(call: Any) -> Any:
 
 
 def program(tool_name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The `run_code` arguments for a program that calls one tool and returns its result."""
+    """The `run_code` arguments for a program that calls one tool and returns its result. It logs nothing: the
+    run page shows the return value, and a log of the same value would show it twice."""
     member = f".{tool_name}" if _IDENTIFIER.match(tool_name) else f"[{json.dumps(tool_name)}]"
     args = json.dumps(arguments, ensure_ascii=False)
-    return {
-        "code": f"const result = await tools{member}({args});\nconsole.log(JSON.stringify(result));\nreturn result;"
-    }
+    return {"code": f"const result = await tools{member}({args});\nreturn result;"}

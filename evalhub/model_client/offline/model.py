@@ -20,7 +20,7 @@ from evalhub.model_client.offline.summary import ToolResult, content_text, read_
 
 OFFLINE_MODEL = "evalhub-offline"
 # Bumped whenever a rule changes, so that transcripts say which rules answered.
-RULES_VERSION = "evalhub-offline-2"
+RULES_VERSION = "evalhub-offline-3"
 # How the model's question for missing arguments ends: the next user message answers it (see _request_text).
 ASK_SUFFIX = "Please tell me."
 

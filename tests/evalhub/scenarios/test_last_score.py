@@ -35,7 +35,10 @@ class LastScoreTests:
         polled = cell(alice_client, scenario)
 
         for html in (listed, polled):
-            badge = '<span class="badge badge-fail verdict-badge" data-verdict="fail">fail 0.50</span>'
+            badge = (
+                '<span class="badge badge-fail verdict-badge" data-verdict="fail">'
+                '<span class="verdict-main">fail 0.50</span></span>'
+            )
             assert f'<a href="/runs/{done.pk}/">{badge}</a>' in html
             assert f'href="/runs/{newer.pk}/"' in html and "queued</span>" in html
             assert f'hx-get="/scenarios/{scenario.pk}/last-score/" hx-trigger="evalhub:live"' in html
@@ -78,7 +81,10 @@ class LastScoreTests:
         html = cell(alice_client, scenario)
 
         assert f'href="/runs/{crashed.pk}/"' in html and "pass 1.00" not in html
-        assert 'title="server: &lt;b&gt;exited&lt;/b&gt; with code 1">fail · server</span>' in html
+        assert (
+            'title="server: &lt;b&gt;exited&lt;/b&gt; with code 1">'
+            '<span class="verdict-main">fail</span> <span class="verdict-cause">· server</span></span>' in html
+        )
 
     def test_a_skipped_judge_is_inconclusive_never_a_red_fail(self, alice_client: Client, scenario: Scenario) -> None:
         Run.objects.create(
@@ -97,7 +103,8 @@ class LastScoreTests:
         assert "<th>Last verdict</th>" in html
         assert (
             '<span class="badge badge-warn verdict-badge" data-verdict="inconclusive" '
-            'title="judge: every scorer was skipped, so nothing decided">inconclusive · judge</span>'
+            'title="judge: every scorer was skipped, so nothing decided">'
+            '<span class="verdict-main">inconclusive</span> <span class="verdict-cause">· judge</span></span>'
         ) in html
         assert "badge-fail" not in html and "fail —" not in html
 

@@ -36,8 +36,9 @@ class ScenarioLevelTests:
         agents = alice_client.get(f"/scenarios/{agent.pk}/").content.decode()
 
         assert '<dd class="muted">none: the tool is called directly</dd>' in page
-        assert "300 s for the call" in page and "turn" not in page.split("Budgets")[1].split("</dd>")[0]
-        assert "1 turn · 1 tool call · 300 s" in agents
+        assert "300&nbsp;s for the call" in page and "turn" not in page.split("Budgets")[1].split("</dd>")[0]
+        # Each number keeps its unit on its line ("300" / "s" read oddly at 800 px).
+        assert "1&nbsp;turn · 1&nbsp;tool&nbsp;call · 300&nbsp;s" in agents
 
 
 def grading_card(html: str) -> str:

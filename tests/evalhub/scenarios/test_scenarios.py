@@ -196,7 +196,7 @@ class ScenarioListAndRunTests:
 
         html = alice_client.get("/scenarios/").content.decode()
 
-        assert "fail 0.50 · agent" in html
+        assert 'fail 0.50</span> <span class="verdict-cause">· agent' in html
         assert f'formaction="/scenarios/{scenario.pk}/run/"' in html
 
     def test_run_queues_a_run_and_opens_it(self, alice_client: Client, server: McpServer) -> None:

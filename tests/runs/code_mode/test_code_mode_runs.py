@@ -66,8 +66,7 @@ class OfflineCodeModeTests:
         assert nested["isError"] is False and nested["result"]["structuredContent"]["latitude"] == 48.85
         assert {"timestamp", "durationMs"} <= set(nested)
         assert top["returnValue"]["location"] == nested["result"]["structuredContent"]["location"]
-        # jsonb (PostgreSQL) reorders keys: compare values.
-        assert [json.loads(line) for line in top["console"]] == [top["returnValue"]]
+        assert top["console"] == []  # the offline model's program returns its result without logging it too
         assert "Return value: " in top["result"]["content"][0]["text"]
         assert [call["toolName"] for call in run.all_tool_calls] == ["run_code", "get_weather"]
         assert run.all_tool_calls[1] == nested

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from runs.inspector.story import build_story, timeline
+from datetime import UTC, datetime, timedelta
+
+from runs.inspector.story import Live, build_story, live_clock, timeline
 from tests.runs.inspector.records import call, multi_step_fields, text
 
 
@@ -21,6 +23,24 @@ class BuildStoryTests:
         assert [(c["number"], c["label"]) for c in program["nested"]] == [(4, "3.1"), (5, "3.2")]
         assert program["nested_warning"] is True and program["nested_error"] is False
         assert story["steps"][1]["has_warning"] is True
+
+    def test_a_call_after_a_program_is_labelled_by_its_order_not_its_position(self) -> None:
+        # One scheme everywhere (runs/code_mode/numbering.py): the program is call 1, its calls 1.1 and 1.2, the
+        # next call of the run call 2, though it is the 4th entry of allToolCalls (its anchor).
+        nested = [call("get_weather", {}, {"content": []}), call("get_weather", {}, {"content": []})]
+        program = call("run_code", {"code": "..."}, {"content": []}, nestedCalls=nested)
+        after = call("get_weather", {}, {"content": []})
+        asked = [{"toolName": "run_code", "args": {}}, {"toolName": "get_weather", "args": {}}]
+        story = build_story(
+            transcript={"prompt": "?", "steps": [{"text": "", "toolCalls": asked}]},
+            tool_calls=[program, after],
+            all_tool_calls=[program, *nested, after],
+            model_calls=[],
+        )
+        calls = story["steps"][0]["calls"]
+        assert [(c["label"], c["anchor"]) for c in calls] == [("1", "call-1"), ("2", "call-4")]
+        assert [c["label"] for c in calls[0]["nested"]] == ["1.1", "1.2"]
+        assert story["call_labels"] == {0: "1", 1: "1.1", 2: "1.2", 3: "2"}
 
     def test_a_failed_nested_call_is_the_first_error_when_it_comes_first(self) -> None:
         fields = multi_step_fields()
@@ -99,3 +119,32 @@ class TimelineTests:
         start = {"ms": 5000, "transport": "http", "warm": False}
         shares = timeline(story=story_of(multi_step_fields()), duration_ms=1500, scoring_ms=0, server_start=start)
         assert [(s["label"], s["ms"]) for s in shares["segments"][2:4]] == [("Connect", 40), ("Harness", 0)]
+
+    def test_a_running_run_counts_its_wall_time_and_the_step_in_flight(self) -> None:
+        # 1.46 s recorded (model and tools); 6 s since it started, a tool running for the last 4 s of them.
+        story = story_of(multi_step_fields())
+        live = Live(elapsed_ms=6000, phase="tool call wait", phase_ms=4000)
+
+        shares = timeline(story=story, duration_ms=None, scoring_ms=0, live=live)
+
+        assert [(s["kind"], s["label"], s["ms"]) for s in shares["segments"]] == [
+            ("model", "Model", 1000),
+            ("tools", "Tools", 460),
+            ("current", "Now: tool call wait", 4000),
+            ("harness", "Harness", 540),
+            ("scoring", "Scoring", 0),
+        ]
+        assert shares["total_ms"] == 6000
+
+    def test_the_live_clock_counts_from_the_start_and_from_the_phase(self) -> None:
+        now = datetime(2026, 1, 1, 12, 0, 10, tzinfo=UTC)
+
+        clock = live_clock(
+            started_at=now - timedelta(seconds=6),
+            phase="tool call wait",
+            phase_started_at=now - timedelta(seconds=4),
+            now=now,
+        )
+
+        assert clock == Live(elapsed_ms=6000, phase="tool call wait", phase_ms=4000)
+        assert live_clock(started_at=None, phase="", phase_started_at=None, now=now).phase_ms is None

@@ -75,7 +75,8 @@ def record(
     run: dict[str, Any] | None = None,
     prompt: str = "What's the weather in Paris, and find me a flight from Paris to New York.",
 ) -> dict[str, Any]:
-    """A run that makes `calls` one per step, then answers; `nested` calls only appear in allToolCalls."""
+    """A run that makes `calls` one per step, then answers; `nested` are calls the last one made (a program's), as
+    the recorder keeps them: in its nestedCalls, and in allToolCalls right after it."""
     if steps is None:
         steps = [
             {
@@ -86,13 +87,14 @@ def record(
             }
             for c in calls
         ] + [{"text": answer, "finishReason": "stop"}]
+    top_level = [*calls[:-1], {**calls[-1], "nestedCalls": nested}] if nested else calls
     scorer_record = scorer_input(
         prompt=prompt,
         expected=None,
         final_text=answer,
         transcript={"prompt": prompt, "steps": steps, "finalText": answer},
-        tool_calls=calls,
-        all_tool_calls=[*calls, *(nested or [])],
+        tool_calls=top_level,
+        all_tool_calls=[*top_level, *(nested or [])],
         run=run_info() if run is None else run,
     )
     return scorer_record

@@ -127,7 +127,9 @@ class NoToolErrorsTests:
     def test_it_passes_without_errors(self) -> None:
         outcome = check({"kind": "no_tool_errors"}, travel_record())
         assert outcome.passed
-        assert outcome.actual == "2 calls, none errored"
+        assert outcome.actual == "calls 1 and 2: none errored"
+        many = record([weather_call(), flights_call(), weather_call(), flights_call()])
+        assert check({"kind": "no_tool_errors"}, many).actual == "4 calls, none errored"
 
     def test_it_reports_each_error_with_its_message(self) -> None:
         failing = result("Unknown airport: XXX", is_error=True)
@@ -175,8 +177,10 @@ class CodeModeTests:
         assert check({"kind": "only_tools", "tools": ["get_weather"]}, run).passed
         assert check({"kind": "max_tool_calls", "max": 1}, run).passed
         assert diff(check({"kind": "tool_not_called", "tool": "get_weather"}, run)) == [
-            ("unexpected_call", "get_weather was called (call 2)", 1)
+            ("unexpected_call", "get_weather was called (call 1.1)", 1)
         ]
+        # Named as the run page labels it (the program is call 1), not counted as "1 call".
+        assert check({"kind": "no_tool_errors"}, run).actual == "call 1.1: none errored"
 
     def test_a_direct_run_with_a_tool_named_run_code_still_counts_it(self) -> None:
         run = self.code_mode_record(tool_mode="direct")
