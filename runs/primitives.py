@@ -40,6 +40,35 @@ def expand_template(template: str, arguments: dict[str, Any]) -> str:
     return _PLACEHOLDER.sub(lambda m: quote(str(arguments[m.group(1)]), safe=""), template)
 
 
+def primitive_request(level: str, target: str, arguments: Any) -> dict[str, Any]:
+    """What a resource or prompt scenario asks, from a form's or the API's target and arguments.
+
+    A resource target with `{name}` placeholders is a template and needs a value for each; a prompt's arguments
+    are strings (prompts/get takes only strings). Raises ValueError saying what is wrong and how to fix it.
+    """
+    target = target.strip()
+    if not target:
+        raise ValueError(
+            f"a {level} scenario needs a target: "
+            + ("a URI or URI template." if level == "resource" else "the prompt's name.")
+        )
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise ValueError('arguments must be a JSON object, like {"code": "CDG"}.')
+    if level == "prompt":
+        bad = [key for key, value in arguments.items() if not isinstance(value, str)]
+        if bad:
+            raise ValueError(f"prompt arguments are strings; {bad[0]!r} is not (quote it).")
+        return {"name": target, "arguments": arguments}
+    if _PLACEHOLDER.search(target):
+        expand_template(target, arguments)
+        return {"template": target, "arguments": arguments}
+    if arguments:
+        raise ValueError("arguments fill a URI template's {placeholders}; this URI has none.")
+    return {"uri": target}
+
+
 def resource_uri(request: dict[str, Any]) -> str:
     """The URI a resource scenario reads: `uri`, or `template` expanded with `arguments`."""
     if request.get("template"):

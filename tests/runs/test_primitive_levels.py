@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
 
 from evalhub.scenarios.models import Scenario
 from runs import pipeline
@@ -127,3 +128,17 @@ class PromptLevelTests:
         run = execute(scenario("prompt", {"name": "no_such_prompt", "arguments": {}}), alice)
 
         assert (run.status, run.verdict, run.failure_cause) == ("error", "fail", "server"), run.error
+
+
+@pytest.mark.django_db(transaction=True)
+class PrimitiveRunPageTests:
+    def test_the_run_page_shows_what_was_read_and_the_answer(self, alice: User, alice_client: Client) -> None:
+        run = execute(
+            scenario("resource", {"template": "travel://airports/{code}", "arguments": {"code": "NRT"}}), alice
+        )
+
+        html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+
+        assert "none: a resource-level run reads the resource directly" in html
+        assert 'id="run-primitive"><code>travel://airports/{code}</code>' in html
+        assert READ_RESOURCE in html and "Narita International" in html
