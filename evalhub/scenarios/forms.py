@@ -13,7 +13,7 @@ from evalhub.providers.models import Provider
 from evalhub.scenarios.models import DEFAULT_MAX_TOKENS, Scenario, Tag
 from evalhub.storable import refusal, storable
 from runs.conversation.spec import parse_conversation, validate_conversation
-from runs.primitives import primitive_request
+from runs.primitive_request import primitive_request
 from scorers.attachments import attach_scorers
 from scorers.expectations import validate_expectations
 from scorers.models import Scorer

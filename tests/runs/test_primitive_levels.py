@@ -9,7 +9,8 @@ from django.test import Client
 from evalhub.scenarios.models import Scenario
 from runs import pipeline
 from runs.models import Run
-from runs.primitives import GET_PROMPT, READ_RESOURCE, expand_template
+from runs.primitive_request import expand_template
+from runs.primitives import GET_PROMPT, READ_RESOURCE
 from runs.services import run_start
 from tests.base import make_demo_server, make_scenario
 
