@@ -10,7 +10,7 @@ from evalhub.scenarios.models import Scenario
 from runs import pipeline
 from runs.models import Run
 from runs.primitive_request import expand_template
-from runs.primitives import GET_PROMPT, READ_RESOURCE
+from runs.primitives import GET_PROMPT, READ_RESOURCE, resource_result
 from runs.services import run_start
 from tests.base import make_demo_server, make_scenario
 
@@ -143,3 +143,19 @@ class PrimitiveRunPageTests:
         assert "none: a resource-level run reads the resource directly" in html
         assert 'id="run-primitive"><code>travel://airports/{code}</code>' in html
         assert READ_RESOURCE in html and "Narita International" in html
+
+
+class ResourceResultTests:
+    def test_a_blob_is_sized_by_its_decoded_bytes_and_shown_as_a_note(self) -> None:
+        answer = {"contents": [{"uri": "x://logo", "mimeType": "image/png", "blob": "AAECAw=="}]}
+
+        result = resource_result(answer)
+
+        (content,) = result["structuredContent"]["contents"]
+        assert content["size"] == 4
+        assert result["content"] == [{"type": "text", "text": "(blob image/png, 4 bytes)"}]
+
+    def test_text_is_sized_in_utf8_bytes(self) -> None:
+        result = resource_result({"contents": [{"uri": "x://a", "text": "été"}]})
+
+        assert result["structuredContent"]["contents"][0]["size"] == 5
