@@ -9,6 +9,7 @@ from django.test import Client
 
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
+from tests.base import make_scenario
 from tests.evalhub.scenarios.test_scenarios import form_data
 
 
@@ -66,3 +67,24 @@ class PrimitiveFormTests:
         html = alice_client.get("/scenarios/new/").content.decode()
 
         assert 'value="resource"' in html and 'value="prompt"' in html
+
+
+@pytest.mark.django_db
+class PrimitiveScenarioPageTests:
+    def test_it_shows_what_is_read_and_with_which_arguments(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(
+            server, level="resource", primitive={"template": "travel://airports/{code}", "arguments": {"code": "CDG"}}
+        )
+
+        html = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+
+        assert "Reads <code>travel://airports/{code}</code> directly, with no model, with" in html
+        assert "&quot;CDG&quot;" in html
+        assert "none: the resource is read directly" in html
+
+    def test_a_prompt_scenario_names_its_prompt(self, alice_client: Client, server: McpServer) -> None:
+        scenario = make_scenario(server, level="prompt", primitive={"name": "plan_trip", "arguments": {}})
+
+        html = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+
+        assert "Gets the prompt <code>plan_trip</code> directly, with no model</p>" in html
