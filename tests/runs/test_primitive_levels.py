@@ -90,7 +90,7 @@ class ResourceLevelTests:
 
         assert (run.status, run.verdict) == ("done", "fail")
 
-    def test_a_failed_read_is_the_servers_failure(self, alice: User) -> None:
+    def test_a_failed_read_is_the_servers_failure(self, alice: User, alice_client: Client) -> None:
         run = execute(
             scenario("resource", {"template": "travel://airports/{code}", "arguments": {"code": "ZZZ"}}), alice
         )
@@ -98,6 +98,9 @@ class ResourceLevelTests:
         assert run.status == "error"
         assert run.error["step"] == "resource read"
         assert (run.verdict, run.failure_cause) == ("fail", "server"), run.error
+        page = alice_client.get(f"/runs/{run.pk}/")
+        assert page.status_code == 200
+        assert run.error["message"][:40] in page.content.decode(), run.error
 
 
 @pytest.mark.django_db(transaction=True)
