@@ -10,10 +10,17 @@ from typing import Any
 
 from django.db import connection
 
+from evalhub import __version__
 from evalhub.celery import app as celery_app
 from evalhub.models import WorkerHeartbeat
 
 BROKER_TIMEOUT_SECONDS = 2
+# When this process started serving (this module is imported as the URLconf loads): uptime is per process.
+_STARTED = time.monotonic()
+
+
+def uptime_seconds() -> float:
+    return round(time.monotonic() - _STARTED, 1)
 
 
 def _timed(check: Any) -> dict[str, Any]:
@@ -54,4 +61,10 @@ def health_report() -> dict[str, Any]:
     checks = {"database": check_database(), "broker": check_broker()}
     healthy = all(check["status"] == "ok" for check in checks.values())
     # The worker is reported but does not decide health: a dashboard with an idle worker is still usable.
-    return {"status": "ok" if healthy else "error", "checks": checks, "worker": worker_status()}
+    return {
+        "status": "ok" if healthy else "error",
+        "version": __version__,
+        "uptime_seconds": uptime_seconds(),
+        "checks": checks,
+        "worker": worker_status(),
+    }

@@ -6,6 +6,7 @@ import re
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
+from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
@@ -31,6 +32,7 @@ from evalhub.server_evals.services import side_effects_settle
 from runs.filters import RunFilters
 from runs.heartbeat import runs_reap_stale
 from runs.models import Run
+from runs.queue_estimate import queue_estimate
 from runs.quota import quota_status
 from runs.reports import FORMATS, ReportFormat, render_report
 from runs.reports.records import record_queryset, run_record, run_summary, summary_queryset
@@ -59,6 +61,14 @@ REPORT_CONTENT = {
     "text/csv": {"schema": {"type": "string"}},
 }
 REPORT_OPENAPI = {"responses": {200: {"description": "The report, as a file download.", "content": REPORT_CONTENT}}}
+
+
+class QueueOut(Schema):
+    position: int = Field(description="1 for the next run to start; runs start oldest first.")
+    estimated_start: datetime | None = Field(
+        description="When it is likely to start; null until some run has finished (nothing to estimate from)."
+    )
+    basis: str = Field(description="How the estimate is made.")
 
 
 class RunSummaryOut(Schema):
@@ -90,6 +100,7 @@ class RunSummaryOut(Schema):
     )
     failure_reason: str = Field(description="One line for a person, e.g. 'server: get_weather returned an error…'.")
     pass_threshold: float
+    queue: QueueOut | None = Field(None, description="Only while the run is queued: its place and likely start.")
 
 
 class ScoreOut(Schema):
@@ -181,6 +192,7 @@ class RunFiltersIn(Schema):
     """The Runs page's filters."""
 
     scenario: Id | None = Field(None, description="Scenario id.")
+    server: Id | None = Field(None, description="Server id: the runs made against this MCP server.")
     status: RunStatus | None = None
     passed: bool | None = None
     verdict: Literal["pass", "fail", "inconclusive"] | None = Field(None, description="The runs with this verdict.")
@@ -206,7 +218,29 @@ class RunFiltersIn(Schema):
             date_to=self.date_to.isoformat() if self.date_to else "",
         )
         runs = filters.apply(runs)
+        if self.server is not None:
+            runs = runs.filter(server_id=self.server)
         return runs.filter(pk__in=self.ids) if self.ids else runs
+
+
+SORT_FIELDS = {"created_at": "created_at", "score": "score", "duration": "duration_ms", "cost": "cost_usd"}
+
+
+class RunSortIn(Schema):
+    # Literal: a bad value answers 400 VALIDATION_ERROR naming the parameter and listing the allowed values.
+    sort: Literal["created_at", "score", "duration", "cost"] = Field("created_at", description="What to sort by.")
+    order: Literal["asc", "desc"] = Field("desc", description="Runs without a score, duration or cost come last.")
+
+    def apply(self, runs: Any) -> Any:
+        field = F(SORT_FIELDS[self.sort])
+        key = field.asc(nulls_last=True) if self.order == "asc" else field.desc(nulls_last=True)
+        # The id breaks ties in the same direction so pages neither repeat nor skip runs.
+        return runs.order_by(key, "id" if self.order == "asc" else "-id")
+
+
+def with_queue(record: dict[str, Any], run: Run) -> dict[str, Any]:
+    estimate = queue_estimate(run)
+    return {**record, "queue": estimate.as_dict() if estimate else None}
 
 
 class ReportParams(Schema):
@@ -273,17 +307,20 @@ def start_runs(request: HttpRequest, payload: BulkStartIn) -> Status:
             "queued": len(result.queued),
             "refused": result.refused,
             "refusal": result.refusal,
-            "runs": [run_summary(run) for run in result.queued],
+            "runs": [with_queue(run_summary(run), run) for run in result.queued],
         },
     )
 
 
 @router.get("", response=responses({200: Page[RunSummaryOut]}), summary="List runs")
-def list_runs(request: HttpRequest, filters: Query[RunFiltersIn], page: Query[PageParams]) -> dict[str, Any]:
+def list_runs(
+    request: HttpRequest, filters: Query[RunFiltersIn], sort: Query[RunSortIn], page: Query[PageParams]
+) -> dict[str, Any]:
+    """Newest first unless `sort`/`order` say otherwise; a queued run carries its `queue` place and likely start."""
     runs_reap_stale()
-    runs = filters.apply(summary_queryset(Run.objects.all())).order_by("-created_at", "-id")
+    runs = sort.apply(filters.apply(summary_queryset(Run.objects.all())))
     total = runs.count()
-    items = [run_summary(run) for run in runs[page.offset : page.offset + page.limit]]
+    items = [with_queue(run_summary(run), run) for run in runs[page.offset : page.offset + page.limit]]
     return {"items": items, "total": total, "limit": page.limit, "offset": page.offset}
 
 
@@ -306,7 +343,8 @@ def report_runs(request: HttpRequest, filters: Query[RunFiltersIn], params: Quer
 
 @router.get("/{int:run_id}", response=responses({200: RunOut}, 404), summary="Get a run in full")
 def get_run(request: HttpRequest, run_id: int) -> dict[str, Any]:
-    return run_record(_get(run_id))
+    run = _get(run_id)
+    return with_queue(run_record(run), run)
 
 
 @router.delete("/{int:run_id}", response=responses({200: RunOut}, 404), auth=auth_for(WRITE), summary="Cancel a run")

@@ -38,6 +38,7 @@ from runs.conversation.spec import parse_conversation
 from runs.events import publish as events
 from runs.levels import execute_directly, invoke_once
 from runs.models import Run, RunEnded
+from runs.primitives import get_prompt, read_resource
 from runs.recorder import Recorder
 from runs.run_verdict import VERDICT_FIELDS, apply_verdict
 from runs.scoring import score_run
@@ -183,6 +184,12 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
                     return await execute_directly(
                         tool_call=run.settings["tool_call"], tools=tools, conn=conn, recorder=recorder
                     )
+                if level == Scenario.Level.RESOURCE:
+                    step = "resource read"
+                    return await read_resource(request=run.settings["primitive"], conn=conn, recorder=recorder)
+                if level == Scenario.Level.PROMPT:
+                    step = "prompt get"
+                    return await get_prompt(request=run.settings["primitive"], conn=conn, recorder=recorder)
                 step = "agent"
                 with ExitStack() as clients:
                     client = clients.enter_context(ProviderClient(provider_config))

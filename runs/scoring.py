@@ -38,6 +38,10 @@ class DefaultVerdict:
     reason: str
 
 
+# Levels with no tool to expect: runs/primitives.py.
+PRIMITIVE_LEVELS = ("resource", "prompt")
+
+
 def default_verdict(
     *, expected_tools: list[str], called: list[str], failed_calls: int = 0, tool_errors_expected: bool = False
 ) -> DefaultVerdict:
@@ -183,6 +187,17 @@ def _expectations_result(run: Run, record: dict[str, Any]) -> ScoreResult:
 
 
 def _default_result(run: Run) -> ScoreResult:
+    if run.settings.get("level") in PRIMITIVE_LEVELS:
+        # A failed read or get ended the run in an error (the server's): reaching here, it succeeded.
+        what = "resource read" if run.settings["level"] == "resource" else "prompt get"
+        return ScoreResult(
+            run=run,
+            scorer_name="Default scorer",
+            scorer_kind="default",
+            score=1.0,
+            passed=True,
+            reason=f"The {what} succeeded.",
+        )
     calls = tool_call_facts(run.all_tool_calls, None)
     verdict = default_verdict(
         expected_tools=run.settings.get("expected_tools") or [],

@@ -98,6 +98,8 @@ def level_settings(scenario: Scenario) -> dict[str, Any]:
         settings["shipped_eval_id"] = scenario.shipped_eval_id
     if scenario.level == Scenario.Level.EXECUTION:
         settings["tool_call"] = scenario.tool_call
+    elif scenario.level in (Scenario.Level.RESOURCE, Scenario.Level.PROMPT):
+        settings["primitive"] = scenario.primitive
     elif scenario.shipped_eval is not None:
         settings["messages"] = openai_messages(scenario.shipped_eval["input"]["messages"])
     return settings

@@ -19,6 +19,8 @@ from runs.filters import RunFilters, models_used
 from runs.heartbeat import runs_reap_stale
 from runs.inspector.story import build_story, live_clock, timeline
 from runs.models import Run, ScoreResult
+from runs.queue_estimate import BASIS as QUEUE_BASIS
+from runs.queue_estimate import queue_estimate
 from runs.reviews.views import next_to_review, review_context
 from runs.services import run_cancel, runs_rescore
 from runs.verdict import CAUSES
@@ -119,6 +121,8 @@ def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "timeline": timeline(
             story=story, duration_ms=run.duration_ms, scoring_ms=scoring_ms, server_start=run.server_start, live=live
         ),
+        "queue": queue_estimate(run),
+        "queue_basis": QUEUE_BASIS,
     }
     context.update(review_context(run, request.user))
     context["next_to_review"] = next_to_review(run, request.user)

@@ -1,22 +1,55 @@
-"""/quota, /health, /metrics (JSON and Prometheus text) and /providers (read-only: which models exist)."""
+"""/config, /quota, /health, /metrics (JSON and Prometheus text) and /providers (read-only: which models exist)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
+from evalhub import __version__
 from evalhub.api.common import ErrorOut, Page, PageParams, invalid, paginate, responses
 from evalhub.health import health_report
 from evalhub.providers.models import Provider, ensure_builtin_providers
+from evalhub.scenarios.models import Scenario
+from evalhub.servers.models import McpServer
 from evalhub.vault import SecretUnavailable
+from runs import record_limits
 from runs.metrics import WINDOW_PATTERN, parse_window, prometheus_text, runs_metrics
 from runs.quota import quota_status
+from runs.reports import FORMATS
+from scorers.models import Scorer
 
 router = Router()
+
+
+class LimitsOut(Schema):
+    daily_run_quota: int = Field(description="Runs that may start per UTC day (GET /quota: what is left).")
+    api_requests_per_minute: int = Field(description="Per API key and per logged-in user.")
+    worker_concurrency: int = Field(description="Runs one worker process carries at once.")
+    tool_result_bytes: int = Field(description="Each recorded tool result is cut past this.")
+    model_message_bytes: int = Field(description="Each recorded model message is cut past this.")
+    run_bytes: int = Field(description="A whole run's record is cut past this.")
+    tool_content_to_model_bytes: int = Field(description="What the model reads back of one tool result.")
+    shipped_evals_per_server: int
+    shipped_eval_bytes: int
+
+
+class FeaturesOut(Schema):
+    scenario_levels: list[str]
+    tool_modes: list[str]
+    scorer_kinds: list[str]
+
+
+class ConfigOut(Schema):
+    version: str
+    limits: LimitsOut
+    transports: list[str] = Field(description="How EvalHub reaches an MCP server.")
+    report_formats: list[str] = Field(description="The `format` of every report endpoint.")
+    features: FeaturesOut
 
 
 class QuotaOut(Schema):
@@ -28,6 +61,8 @@ class QuotaOut(Schema):
 
 class HealthOut(Schema):
     status: str = Field(description='"ok", or "error" when the database or the broker is down (then HTTP 503).')
+    version: str
+    uptime_seconds: float = Field(description="Seconds since this web process started.")
     checks: dict[str, dict[str, Any]]
     worker: dict[str, Any]
 
@@ -84,6 +119,32 @@ def _window(params: WindowParams) -> str:
     except ValueError as exc:
         raise invalid(str(exc), field="window") from None
     return params.window.strip().lower()
+
+
+@router.get("/config", response=responses({200: ConfigOut}), summary="This install's version, limits and features")
+def get_config(request: HttpRequest) -> dict[str, Any]:
+    """Read-only: what a client may send and expect here. Never hosts, URLs or secrets."""
+    return {
+        "version": __version__,
+        "limits": {
+            "daily_run_quota": settings.EVALHUB_DAILY_RUN_QUOTA,
+            "api_requests_per_minute": settings.EVALHUB_API_RATE_LIMIT,
+            "worker_concurrency": settings.EVALHUB_WORKER_CONCURRENCY,
+            "tool_result_bytes": record_limits.TOOL_RESULT_BYTES,
+            "model_message_bytes": record_limits.MODEL_MESSAGE_BYTES,
+            "run_bytes": record_limits.RUN_BYTES,
+            "tool_content_to_model_bytes": record_limits.TOOL_CONTENT_TO_MODEL_BYTES,
+            "shipped_evals_per_server": settings.EVALHUB_SHIPPED_EVALS_MAX,
+            "shipped_eval_bytes": settings.EVALHUB_SHIPPED_EVAL_MAX_BYTES,
+        },
+        "transports": list(McpServer.Transport.values),
+        "report_formats": list(FORMATS),
+        "features": {
+            "scenario_levels": list(Scenario.Level.values),
+            "tool_modes": list(Scenario.ToolMode.values),
+            "scorer_kinds": list(Scorer.Kind.values),
+        },
+    }
 
 
 @router.get("/quota", response=responses({200: QuotaOut}), summary="Today's run quota")

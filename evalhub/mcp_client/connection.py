@@ -199,6 +199,18 @@ class Connection:
             self.had_error = True
         return self._clean(convert.tool_result(result))
 
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        """resources/read as a plain dict ({contents: [...]}); an error answer raises like any failed request."""
+        result = await self._request(f"the read of resource {uri!r}", lambda: self._client.read_resource(uri))
+        return self._clean(convert.dump(result) or {})
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
+        """prompts/get as a plain dict ({description?, messages: [...]})."""
+        result = await self._request(
+            f"the get of prompt {name!r}", lambda: self._client.get_prompt(name, arguments or None)
+        )
+        return self._clean(convert.dump(result) or {})
+
     async def _request(self, what: str, call: Callable[[], Awaitable[T]], *, seconds: float | None = None) -> T:
         if self._home is not None and _running_loop() is not self._home:
             # Lent by a warm pool to a run on another loop: the session's streams belong to its own loop.

@@ -70,6 +70,8 @@ FORM_FIELDS = {
     "tags_text": "tags",
     "scorers": "scorer_ids",
     "advisory_scorers": "scorers",
+    "primitive_target": "primitive",
+    "primitive_arguments": "primitive",
 }
 
 
@@ -100,6 +102,7 @@ def scenario_out(scenario: Scenario) -> dict[str, Any]:
         "tool_mode": scenario.tool_mode,
         "level": scenario.level,
         "tool_call": scenario.tool_call,
+        "primitive": scenario.primitive,
         "shipped_eval_id": scenario.shipped_eval_id,
         "max_turns": scenario.max_turns,
         "max_tool_calls": scenario.max_tool_calls,
@@ -150,6 +153,8 @@ def _form_data(values: dict[str, Any]) -> dict[str, Any]:
         "pass_threshold": values["pass_threshold"],
         "tool_errors_expected": values["tool_errors_expected"],
         "tool_mode": values["tool_mode"],
+        "level": values["level"],
+        **_primitive_fields(values),
         "max_turns": values["max_turns"],
         "max_tool_calls": values["max_tool_calls"],
         "time_limit_seconds": values["time_limit_seconds"],
@@ -157,6 +162,18 @@ def _form_data(values: dict[str, Any]) -> dict[str, Any]:
         "token_budget": "" if values["token_budget"] is None else values["token_budget"],
         "cost_budget_usd": "" if values["cost_budget_usd"] is None else values["cost_budget_usd"],
     }
+
+
+def _primitive_fields(values: dict[str, Any]) -> dict[str, Any]:
+    """`primitive` as the form's target and arguments fields."""
+    request = values.get("primitive")
+    if request is None:
+        return {"primitive_target": "", "primitive_arguments": ""}
+    target = request.get("uri") or request.get("template") or request.get("name") or ""
+    if not isinstance(target, str):
+        raise invalid("primitive: uri, template or name is a string.", field="primitive")
+    arguments = request.get("arguments")
+    return {"primitive_target": target, "primitive_arguments": "" if arguments is None else json.dumps(arguments)}
 
 
 def _save(values: dict[str, Any], instance: Scenario | None, request: HttpRequest) -> Scenario:

@@ -13,6 +13,7 @@ from evalhub.providers.models import Provider
 from evalhub.scenarios.models import DEFAULT_MAX_TOKENS, Scenario, Tag
 from evalhub.storable import refusal, storable
 from runs.conversation.spec import parse_conversation, validate_conversation
+from runs.primitive_request import primitive_request
 from scorers.attachments import attach_scorers
 from scorers.calibration.services import scorer_summaries
 from scorers.expectations import validate_expectations
@@ -117,6 +118,18 @@ class ScenarioForm(forms.ModelForm):
         label="Advisory scorers",
         help_text="Of the scorers ticked above: shown and counted in the score, but never failing a run.",
     )
+    primitive_target = forms.CharField(
+        label="Resource or prompt",
+        required=False,
+        max_length=2000,
+        help_text="Resource level: a URI (travel://airports) or a URI template (travel://airports/{code}); "
+        "prompt level: the prompt's name. Other levels ignore it.",
+    )
+    primitive_arguments = JSONTextField(
+        label="Template or prompt arguments",
+        required=False,
+        help_text='A JSON object: a template\'s values, or the prompt\'s arguments (strings), e.g. {"code": "CDG"}.',
+    )
     tags_text = forms.CharField(
         label="Tags",
         required=False,
@@ -129,6 +142,7 @@ class ScenarioForm(forms.ModelForm):
             "name",
             "description",
             "server",
+            "level",
             "prompt",
             "system_prompt",
             "tool_mode",
@@ -152,6 +166,9 @@ class ScenarioForm(forms.ModelForm):
         "description",
         "server",
         "model_choice",
+        "level",
+        "primitive_target",
+        "primitive_arguments",
         "prompt",
         "system_prompt",
         "tool_mode",
@@ -181,6 +198,11 @@ class ScenarioForm(forms.ModelForm):
         # Empty means the default, so forms and API clients from before this setting keep working.
         self.fields["max_tokens"].required = False
         self.fields["tool_mode"].required = False
+        self.fields["level"].required = False
+        self.fields["level"].help_text = (
+            "Resource and prompt levels read or get on the server directly, with no model; the prompt below is "
+            "then only a description. Invocation and execution come from shipped evals and suites."
+        )
         self.fields["max_tokens"].help_text += f" Empty: {DEFAULT_MAX_TOKENS}."
         scenario: Scenario = self.instance
         if scenario.pk:
@@ -190,6 +212,9 @@ class ScenarioForm(forms.ModelForm):
             self.initial["expectations"] = scenario.expectations
             self.initial["conversation"] = scenario.conversation or None
             self.initial["tags_text"] = ", ".join(tag.name for tag in scenario.tags.all())
+            request = scenario.primitive or {}
+            self.initial["primitive_target"] = request.get("uri") or request.get("template") or request.get("name")
+            self.initial["primitive_arguments"] = request.get("arguments") or None
             self.initial["scorers"] = list(scenario.scorers.all())
             self.initial["advisory_scorers"] = list(
                 Scorer.objects.filter(attachments__scenario=scenario, attachments__advisory=True)
@@ -227,9 +252,32 @@ class ScenarioForm(forms.ModelForm):
             raise forms.ValidationError(refusal(problems[0].under("expected")), code="invalid_json")
         return value
 
+    def clean_level(self) -> str:
+        # Not sent (older API clients, other forms): the level stays what it was ("scenario" for a new one).
+        level = str(self.cleaned_data["level"] or self.instance.level or Scenario.Level.SCENARIO)
+        imported = (Scenario.Level.INVOCATION, Scenario.Level.EXECUTION)
+        if level in imported and level != self.instance.level:
+            raise forms.ValidationError(
+                f"The {level} level comes from a server's shipped evals or a suite file; choose scenario, resource "
+                "or prompt."
+            )
+        return level
+
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned: dict[str, Any] = self.cleaned_data
+        level = cleaned.get("level")
+        cleaned["primitive"] = None
+        if level in (Scenario.Level.RESOURCE, Scenario.Level.PROMPT) and "primitive_arguments" in cleaned:
+            try:
+                cleaned["primitive"] = primitive_request(
+                    level, cleaned.get("primitive_target") or "", cleaned["primitive_arguments"]
+                )
+            except ValueError as exc:
+                where = (
+                    "primitive_arguments" if "argument" in str(exc) or "value for" in str(exc) else "primitive_target"
+                )
+                self.add_error(where, str(exc)[0].upper() + str(exc)[1:])
         simulation = parse_conversation(cleaned["conversation"]).simulation if "conversation" in cleaned else None
         if simulation is None or not (simulation.model or simulation.provider_id) or "model_choice" not in cleaned:
             return cleaned
@@ -279,6 +327,8 @@ class ScenarioForm(forms.ModelForm):
         scenario.expected = self.cleaned_data["expected"]
         scenario.expectations = self.cleaned_data["expectations"]
         scenario.conversation = self.cleaned_data["conversation"]
+        if scenario.level in (Scenario.Level.RESOURCE, Scenario.Level.PROMPT):
+            scenario.primitive = self.cleaned_data["primitive"]
         if commit:
             scenario.save()
             scenario.tags.set([Tag.objects.get_or_create(name=name)[0] for name in self.cleaned_data["tags_text"]])

@@ -53,10 +53,16 @@ class Scenario(models.Model):
         SCENARIO = "scenario", "Scenario: the full agent loop"
         INVOCATION = "invocation", "Invocation: one model turn; the tools it picks are not executed"
         EXECUTION = "execution", "Execution: one tool called directly, no model"
+        # Beyond the proposal: the server's other two primitives, read or got directly, no model (runs/primitives).
+        RESOURCE = "resource", "Resource: one resource read directly, no model"
+        PROMPT = "prompt", "Prompt: one prompt got directly, no model"
 
     level = models.CharField(max_length=12, choices=Level.choices, default=Level.SCENARIO)
     # Execution level: {"tool": name, "arguments": {...}}, called as it is.
     tool_call = models.JSONField(null=True, blank=True)
+    # Resource level: {"uri": ...} or {"template": "x://{id}", "arguments": {"id": ...}}; prompt level:
+    # {"name": ..., "arguments": {...}} (string values, as prompts/get takes them).
+    primitive = models.JSONField(null=True, blank=True)
     # An eval the server ships (evals/list), linked by its id on this scenario's server; the eval as last synced,
     # and when a re-sync found it gone (the scenario and its runs are kept).
     shipped_eval_id = models.CharField(max_length=200, blank=True, editable=False)

@@ -41,6 +41,18 @@ SCORERS_HELP = (
 )
 
 
+LEVEL_HELP = (
+    "scenario (the agent loop), invocation (one model turn), execution (a tool call), resource (one resources/read) "
+    "or prompt (one prompts/get); the last three make no model call."
+)
+PRIMITIVE_HELP = (
+    'Resource level: {"uri": "travel://airports"} or {"template": "travel://airports/{code}", "arguments": '
+    '{"code": "CDG"}}; prompt level: {"name": "plan_trip", "arguments": {"destination": "Tokyo"}} (strings). The '
+    "run records the answer as a direct step named resources/read or prompts/get: expectations check it with "
+    "tool_result on structuredContent (contents[i].text, .blob, .mimeType, .size; messages[i].content.text)."
+)
+
+
 class ScenarioOut(Schema):
     id: int
     name: str
@@ -64,8 +76,9 @@ class ScenarioOut(Schema):
     pass_threshold: float
     tool_errors_expected: bool = Field(description="Tool errors neither fail the run nor blame the server.")
     tool_mode: str = Field(description=TOOL_MODE_HELP)
-    level: str = Field(description="scenario (the agent loop), invocation (one model turn) or execution (a tool call).")
+    level: str = Field(description=LEVEL_HELP)
     tool_call: dict[str, Any] | None = Field(description="Execution level: the tool to call, {tool, arguments}.")
+    primitive: dict[str, Any] | None = Field(description=PRIMITIVE_HELP)
     shipped_eval_id: str = Field(description="The id of the eval its server ships that it was imported from, or ''.")
     max_turns: int
     max_tool_calls: int
@@ -98,6 +111,8 @@ class ScenarioIn(Schema):
     pass_threshold: float = 0.7
     tool_errors_expected: bool = False
     tool_mode: Literal["direct", "code"] = Field("direct", description=TOOL_MODE_HELP)
+    level: Literal["scenario", "resource", "prompt"] = Field("scenario", description=LEVEL_HELP)
+    primitive: dict[str, Any] | None = Field(None, description=PRIMITIVE_HELP)
     max_turns: int = 10
     max_tool_calls: int = 25
     time_limit_seconds: int = 300
@@ -126,6 +141,10 @@ class ScenarioPatch(Schema):
     pass_threshold: float | None = None
     tool_errors_expected: bool | None = None
     tool_mode: Literal["direct", "code"] | None = Field(None, description=TOOL_MODE_HELP)
+    level: Literal["scenario", "invocation", "execution", "resource", "prompt"] | None = Field(
+        None, description=LEVEL_HELP + " Invocation and execution only stay as imported."
+    )
+    primitive: dict[str, Any] | None = Field(None, description=PRIMITIVE_HELP)
     max_turns: int | None = None
     max_tool_calls: int | None = None
     time_limit_seconds: int | None = None

@@ -21,6 +21,7 @@ from evalhub.suites.schema import suite_schema
 from evalhub.suites.sections import SECTIONS
 from evalhub.suites.source import Source, SourceError, escape, load
 from runs.conversation.spec import validate_conversation
+from runs.primitive_request import primitive_request
 from scorers.expectations import validate_expectations
 from scorers.expectations.matchers import suggestion
 
@@ -204,12 +205,32 @@ def _unstorable(value: Any, pointer: str) -> list[tuple[str, str]]:
 
 
 def _level_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
-    """An execution-level scenario calls its tool_call: it must have one."""
-    return [
+    """An execution-level scenario calls its tool_call: it must have one; a resource or prompt one its primitive."""
+    found = [
         (f"/scenarios/{index}/tool_call", "an execution-level scenario needs tool_call: {tool, arguments}")
         for index, scenario in enumerate(_entries(data, "scenarios"))
         if isinstance(scenario, dict) and scenario.get("level") == "execution" and not scenario.get("tool_call")
     ]
+    for index, scenario in enumerate(_entries(data, "scenarios")):
+        level = scenario.get("level") if isinstance(scenario, dict) else None
+        if level not in ("resource", "prompt"):
+            continue
+        request = scenario.get("primitive")
+        if not isinstance(request, dict):
+            found.append(
+                (
+                    f"/scenarios/{index}/primitive",
+                    f"a {level}-level scenario needs primitive: "
+                    + ("{uri} or {template, arguments}" if level == "resource" else "{name, arguments}"),
+                )
+            )
+            continue
+        target = request.get("name") if level == "prompt" else (request.get("uri") or request.get("template"))
+        try:
+            primitive_request(level, target if isinstance(target, str) else "", request.get("arguments"))
+        except ValueError as exc:
+            found.append((f"/scenarios/{index}/primitive", str(exc)))
+    return found
 
 
 def _engine_problems(data: dict[str, Any], key: str, validate: Callable[[Any], list[str]]) -> list[tuple[str, str]]:

@@ -40,9 +40,24 @@ SECTION = Section(
             "direct",
         ),
         "level": Field(
-            {"enum": ["scenario", "invocation", "execution"]},
-            "scenario: the agent loop; invocation: one model turn, tools not executed; execution: tool_call, no model.",
+            {"enum": ["scenario", "invocation", "execution", "resource", "prompt"]},
+            "scenario: the agent loop; invocation: one model turn, tools not executed; execution: tool_call, no model; "
+            "resource / prompt: primitive read or got directly, no model.",
             "scenario",
+        ),
+        "primitive": Field(
+            {
+                "type": ["object", "null"],
+                "properties": {
+                    "uri": {"type": "string", "minLength": 1},
+                    "template": {"type": "string", "minLength": 1},
+                    "name": {"type": "string", "minLength": 1},
+                    "arguments": {"type": "object"},
+                },
+                "additionalProperties": False,
+            },
+            "Resource level: {uri} or {template, arguments}; prompt level: {name, arguments} (string values).",
+            None,
         ),
         "tool_call": Field(
             {
