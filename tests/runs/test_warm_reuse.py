@@ -180,10 +180,17 @@ class WarmReuseTests:
 
     def test_a_cancelled_runs_process_is_not_reused(self, alice: User) -> None:
         server = counting_server(warm_reuse=True)
-        cancelled = run_start(scenario=make_scenario(server, name="Talk"), user=alice)
-        # Asked before the worker took it: the agent stops at its first step, after the server was lent to it.
+        cancelled = run_start(scenario=call(server, "hang"), user=alice)
+        worker = threading.Thread(target=pipeline.execute_run, args=(cancelled.pk,), kwargs={"worker": "test-worker"})
+        worker.start()
+        # Cancelled once the lent process is in its call: the cancel cuts the call off (runs/cancelling.py).
+        wait_until(
+            lambda: Run.objects.filter(pk=cancelled.pk, phase="tool call hang").exists(),
+            timeout=30,
+            what="the run to be in its tool call",
+        )
         Run.objects.filter(pk=cancelled.pk).update(cancel_requested=True)
-        pipeline.execute_run(cancelled.pk, worker="test-worker")
+        worker.join(timeout=30)
         cancelled.refresh_from_db()
         assert cancelled.stop_reason == Run.StopReason.CANCELLED
         assert cancelled.server_start is not None and cancelled.server_start["use"] == 1
