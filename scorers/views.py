@@ -15,6 +15,7 @@ from runs.scoring import run_record
 from scorers import services
 from scorers.calibration.draft import draft_test, reviewed_runs
 from scorers.calibration.services import scorer_summaries
+from scorers.calibration.wand import generate_from_reviews, reviewed_count
 from scorers.forms import ScorerForm
 from scorers.models import Scorer
 from scorers.usage_views import usage_context
@@ -35,6 +36,7 @@ def _editor(request: HttpRequest, form: ScorerForm, scorer: Scorer | None) -> Ht
         "scorer": scorer,
         "recent_runs": Run.objects.filter(status=Run.Status.DONE).select_related("scenario")[:50],
         "servers": McpServer.objects.filter(snapshots__isnull=False).distinct(),
+        "reviewed_available": reviewed_count(),
         **(usage_context(request, scorer) if scorer else {}),
     }
     return render(request, "scorers/scorer_form.html", context)
@@ -142,12 +144,14 @@ def scorer_generate(request: HtmxHttpRequest) -> HttpResponse:
     server = McpServer.objects.filter(pk=_id(request.POST.get("server_id"))).first()
     snapshot = server.latest_snapshot() if server else None
     context: dict[str, object] = {}
+    tools = snapshot.tools if snapshot else []
     if not description:
         context["problem"] = "Describe what a good run looks like, e.g. which tool should be called and with what."
+    elif request.POST.get("learn_from_reviews"):
+        learned = generate_from_reviews(description=description, tools=tools)
+        context.update(generated=learned.generated, learned=learned)
     else:
-        context["generated"] = services.scorer_generate(
-            description=description, tools=snapshot.tools if snapshot else []
-        )
+        context["generated"] = services.scorer_generate(description=description, tools=tools)
     return render(request, "scorers/scorer_form.html#generate-result", context)
 
 
