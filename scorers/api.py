@@ -96,7 +96,7 @@ class GenerateIn(Schema):
     learn_from_reviews: bool = Field(
         False,
         description="Show the model up to 2 passed and 2 failed reviewed runs (with notes) as examples, then test "
-        "the code on the other reviewed runs.",
+        "the code on the other reviewed runs (of server_id's runs when given).",
     )
 
 
@@ -237,6 +237,7 @@ def create_scorer(request: HttpRequest, payload: ScorerIn) -> Status:
 def generate_scorer(request: HttpRequest, payload: GenerateIn) -> dict[str, Any]:
     """Code for a plain-English description, by the generation model chosen in Settings. Not saved."""
     tools: list[dict[str, Any]] = []
+    server = None
     if payload.server_id is not None:
         server = McpServer.objects.filter(pk=payload.server_id).first()
         if server is None:
@@ -246,7 +247,7 @@ def generate_scorer(request: HttpRequest, payload: GenerateIn) -> dict[str, Any]
     if not payload.learn_from_reviews:
         generated = services.scorer_generate(description=payload.description.strip(), tools=tools)
         return {"code": generated.code, "source": generated.source, "note": generated.note}
-    learned = generate_from_reviews(description=payload.description.strip(), tools=tools)
+    learned = generate_from_reviews(description=payload.description.strip(), tools=tools, server=server)
     test = learned.test
     agreement = None
     if test is not None:

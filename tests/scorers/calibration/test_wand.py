@@ -8,9 +8,12 @@ import json
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
+from django.utils import timezone
 
 from evalhub.providers.models import SiteSettings
 from evalhub.scenarios.models import Scenario
+from evalhub.servers.models import ToolSnapshot
+from runs.models import Run
 from runs.reviews.services import review_save
 from scorers.generate_examples import Example, examples_block, split_examples
 from scorers.models import Scorer
@@ -110,9 +113,19 @@ class WandLearnsFromReviewsTests:
         assert "REVIEWED RUN" not in wand_model.received[0].json["messages"][1]["content"]
         assert 'id="learned-agreement"' not in html
 
-    def test_the_form_offers_the_checkbox_with_the_count(self, alice_client: Client, runs: dict[str, int]) -> None:
+    def test_the_form_offers_the_checkbox_with_the_counts(self, alice_client: Client, runs: dict[str, int]) -> None:
+        server = Run.objects.get(pk=runs["Hail."]).server
+        assert server is not None
+        for _ in range(2):  # two inspections must not double the count
+            ToolSnapshot.objects.create(server=server, tools_hash="h", tools=[], last_seen_at=timezone.now())
+        ToolSnapshot.objects.create(
+            server=make_demo_server(name="Other"), tools_hash="h", tools=[], last_seen_at=timezone.now()
+        )
+
         html = alice_client.get("/scorers/new/").content.decode()
-        assert 'name="learn_from_reviews"' in html and "(9 available" in html
+
+        assert 'name="learn_from_reviews"' in html and "(9 reviewed runs in all" in html
+        assert f"{server.name} · 9 reviewed runs</option>" in html and "Other · 0 reviewed runs</option>" in html
 
     def test_the_api_returns_examples_held_out_runs_and_agreement(
         self, alice_client: Client, runs: dict[str, int], wand_model: ScriptedServer
@@ -130,6 +143,19 @@ class WandLearnsFromReviewsTests:
         assert body["agreement"]["kappa"] == pytest.approx(0.615, abs=0.001)
         assert body["agreement"]["confusion"] == {"tp": 2, "fp": 1, "tn": 2, "fn": 0}
         assert body["agreement"]["false_passes"] == [runs["It is sunny in Rome."]]
+
+    def test_with_a_server_only_its_reviewed_runs_are_used(
+        self, alice_client: Client, runs: dict[str, int], wand_model: ScriptedServer
+    ) -> None:
+        other = make_demo_server(name="Other server")
+        body = alice_client.post(
+            "/api/v1/scorers/generate",
+            {"description": "Pass when sunny.", "learn_from_reviews": True, "server_id": other.pk},
+            content_type="application/json",
+        ).json()
+
+        assert (body["example_run_ids"], body["held_out_run_ids"], body["agreement"]) == ([], [], None)
+        assert "REVIEWED RUN" not in wand_model.received[0].json["messages"][1]["content"]
 
     def test_templates_say_they_cannot_learn_from_reviews(self, alice_client: Client, runs: dict[str, int]) -> None:
         html = generate(alice_client)
