@@ -34,6 +34,7 @@ from runs.models import Run
 from runs.scoring import run_record
 from scorers import services
 from scorers.calibration.services import Calibration, scorer_calibration
+from scorers.calibration.wand import generate_from_reviews
 from scorers.forms import ScorerForm
 from scorers.models import Scorer
 
@@ -92,12 +93,34 @@ class ScorerFilters(Schema):
 class GenerateIn(Schema):
     description: str = Field(min_length=1, max_length=4000, description="What a good run looks like.")
     server_id: Id | None = Field(None, description="Use this server's tools (its latest inspection).")
+    learn_from_reviews: bool = Field(
+        False,
+        description="Show the model up to 2 passed and 2 failed reviewed runs (with notes) as examples, then test "
+        "the code on the other reviewed runs (of server_id's runs when given).",
+    )
+
+
+class DraftAgreementOut(Schema):
+    reviewed: int
+    agreement: float | None
+    kappa: float | None
+    true_positive_rate: float | None
+    true_negative_rate: float | None
+    confusion: dict[str, int]
+    undecided: int = Field(description="Held-out runs the code skipped or errored on, left out of the figures.")
+    false_passes: list[int]
+    false_fails: list[int]
 
 
 class GeneratedOut(Schema):
     code: str
     source: str = Field(description='"model" or "template" (no generation model configured, or it failed).')
     note: str
+    example_run_ids: list[int] | None = Field(None, description="With learn_from_reviews: the runs shown as examples.")
+    held_out_run_ids: list[int] | None = Field(None, description="With learn_from_reviews: the runs tested on.")
+    agreement: DraftAgreementOut | None = Field(
+        None, description="With learn_from_reviews: the code's agreement with people on the held-out runs."
+    )
 
 
 class TestIn(Schema):
@@ -214,14 +237,40 @@ def create_scorer(request: HttpRequest, payload: ScorerIn) -> Status:
 def generate_scorer(request: HttpRequest, payload: GenerateIn) -> dict[str, Any]:
     """Code for a plain-English description, by the generation model chosen in Settings. Not saved."""
     tools: list[dict[str, Any]] = []
+    server = None
     if payload.server_id is not None:
         server = McpServer.objects.filter(pk=payload.server_id).first()
         if server is None:
             raise not_found("Server", payload.server_id)
         snapshot = server.latest_snapshot()
         tools = list(snapshot.tools) if snapshot else []
-    generated = services.scorer_generate(description=payload.description.strip(), tools=tools)
-    return {"code": generated.code, "source": generated.source, "note": generated.note}
+    if not payload.learn_from_reviews:
+        generated = services.scorer_generate(description=payload.description.strip(), tools=tools)
+        return {"code": generated.code, "source": generated.source, "note": generated.note}
+    learned = generate_from_reviews(description=payload.description.strip(), tools=tools, server=server)
+    test = learned.test
+    agreement = None
+    if test is not None:
+        figures = test.figures
+        agreement = {
+            "reviewed": figures.reviewed,
+            "agreement": figures.agreement,
+            "kappa": figures.kappa,
+            "true_positive_rate": figures.true_positive_rate,
+            "true_negative_rate": figures.true_negative_rate,
+            "confusion": figures.confusion.to_dict(),
+            "undecided": test.undecided,
+            "false_passes": [run.pk for run in test.false_passes],
+            "false_fails": [run.pk for run in test.false_fails],
+        }
+    return {
+        "code": learned.generated.code,
+        "source": learned.generated.source,
+        "note": learned.generated.note,
+        "example_run_ids": [run.pk for run in learned.examples],
+        "held_out_run_ids": [run.pk for run in learned.held_out],
+        "agreement": agreement,
+    }
 
 
 @router.get("/{int:scorer_id}", response=responses({200: ScorerOut}, 404), summary="Get a scorer")

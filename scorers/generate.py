@@ -30,6 +30,7 @@ from scorers.contract import (
     SCORER_TYPES,
     sample_input,
 )
+from scorers.generate_examples import Example, examples_block
 from scorers.judge import is_offline
 from scorers.sandbox import ErrorKind, ScoringOutcome, run_scorer
 
@@ -79,15 +80,19 @@ def generate_scorer(
     tools: Sequence[Mapping[str, Any]],
     provider: ProviderConfig | None,
     model: str | None,
+    examples: Sequence[Example] = (),
 ) -> Generated:
     """Scorer code for `description`. `tools` are the server's MCP tool definitions (name, description,
-    inputSchema). Without a model, or with the offline model, the code comes from templates. A failing model
+    inputSchema); `examples` are reviewed runs the model learns from (scorers.generate_examples). Without a model,
+    or with the offline model, the code comes from templates, which cannot read examples. A failing model
     call falls back to the templates too; the note says so."""
     if provider is None or not model or is_offline(provider, model):
         code, note = template_code(description, tools)
+        if examples:
+            note += " Templates cannot learn from reviewed runs: choose a generation model in Settings for that."
         return Generated(code, "template", note)
     try:
-        return _from_model(description=description, tools=tools, provider=provider, model=model)
+        return _from_model(description=description, tools=tools, provider=provider, model=model, examples=examples)
     except ProviderError as error:
         code, note = template_code(description, tools)
         return Generated(code, "template", f"The model call failed ({error.message}), so this is a template. {note}")
@@ -101,11 +106,16 @@ def extract_code(answer: str) -> str:
 
 
 def _from_model(
-    *, description: str, tools: Sequence[Mapping[str, Any]], provider: ProviderConfig, model: str
+    *,
+    description: str,
+    tools: Sequence[Mapping[str, Any]],
+    provider: ProviderConfig,
+    model: str,
+    examples: Sequence[Example],
 ) -> Generated:
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": _request(description, tools)},
+        {"role": "user", "content": _request(description, tools, examples)},
     ]
     deadline = time.monotonic() + provider.retry.max_total_seconds
     with ProviderClient(provider) as client:
@@ -140,7 +150,7 @@ def _model_note(model: str, outcome: ScoringOutcome, *, retried: bool) -> str:
     return note
 
 
-def _request(description: str, tools: Sequence[Mapping[str, Any]]) -> str:
+def _request(description: str, tools: Sequence[Mapping[str, Any]], examples: Sequence[Example] = ()) -> str:
     lines = ["The MCP server's tools:"]
     for tool in list(tools)[:MAX_TOOLS]:
         schema = json.dumps(tool.get("inputSchema") or {}, ensure_ascii=False)
@@ -152,5 +162,7 @@ def _request(description: str, tools: Sequence[Mapping[str, Any]]) -> str:
         lines.append(f"(and {len(tools) - MAX_TOOLS} more tools)")
     if not tools:
         lines.append("(no tools)")
+    if examples:
+        lines += ["", examples_block(examples)]
     lines += ["", "Write the scorer for this description:", description.strip()]
     return "\n".join(lines)

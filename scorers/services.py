@@ -19,6 +19,7 @@ from evalhub.naming import copy_name
 from evalhub.providers.models import Provider, SiteSettings, offline_provider
 from scorers import judge, sandbox
 from scorers.generate import Generated, generate_scorer
+from scorers.generate_examples import Example
 from scorers.models import Scorer, ScorerVersion
 
 CONTENT_FIELDS = ("kind", "code", "system_prompt", "labels", "judge_provider", "judge_model")
@@ -140,11 +141,18 @@ def scorer_duplicate(*, scorer: Scorer, user: AbstractBaseUser | AnonymousUser) 
     return scorer_save(scorer=copy, user=user)
 
 
-def scorer_generate(*, description: str, tools: Sequence[Mapping[str, Any]]) -> Generated:
-    """Code for a plain-English description, by the generation model chosen in Settings (templates offline)."""
+def scorer_generate(
+    *, description: str, tools: Sequence[Mapping[str, Any]], examples: Sequence[Example] = ()
+) -> Generated:
+    """Code for a plain-English description, by the generation model chosen in Settings (templates offline);
+    `examples` are reviewed runs to learn from (scorers.calibration.wand picks them)."""
     site = SiteSettings.load()
     provider = site.generation_provider
     model = site.generation_model if provider is not None else ""
     return generate_scorer(
-        description=description, tools=tools, provider=provider.to_config() if provider else None, model=model
+        description=description,
+        tools=tools,
+        provider=provider.to_config() if provider else None,
+        model=model,
+        examples=examples,
     )

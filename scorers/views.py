@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -15,6 +15,7 @@ from runs.scoring import run_record
 from scorers import services
 from scorers.calibration.draft import draft_test, reviewed_runs
 from scorers.calibration.services import scorer_summaries
+from scorers.calibration.wand import generate_from_reviews, reviewed
 from scorers.forms import ScorerForm
 from scorers.models import Scorer
 from scorers.usage_views import usage_context
@@ -34,7 +35,11 @@ def _editor(request: HttpRequest, form: ScorerForm, scorer: Scorer | None) -> Ht
         "form": form,
         "scorer": scorer,
         "recent_runs": Run.objects.filter(status=Run.Status.DONE).select_related("scenario")[:50],
-        "servers": McpServer.objects.filter(snapshots__isnull=False).distinct(),
+        # Each server's reviewed runs, beside its name: what the wand learns from when its tools are chosen.
+        "servers": McpServer.objects.filter(snapshots__isnull=False)
+        .annotate(reviewed=Count("runs", filter=Q(runs__in=reviewed(server=None)), distinct=True))
+        .distinct(),
+        "reviewed_available": reviewed(server=None).count(),
         **(usage_context(request, scorer) if scorer else {}),
     }
     return render(request, "scorers/scorer_form.html", context)
@@ -142,12 +147,14 @@ def scorer_generate(request: HtmxHttpRequest) -> HttpResponse:
     server = McpServer.objects.filter(pk=_id(request.POST.get("server_id"))).first()
     snapshot = server.latest_snapshot() if server else None
     context: dict[str, object] = {}
+    tools = snapshot.tools if snapshot else []
     if not description:
         context["problem"] = "Describe what a good run looks like, e.g. which tool should be called and with what."
+    elif request.POST.get("learn_from_reviews"):
+        learned = generate_from_reviews(description=description, tools=tools, server=server)
+        context.update(generated=learned.generated, learned=learned)
     else:
-        context["generated"] = services.scorer_generate(
-            description=description, tools=snapshot.tools if snapshot else []
-        )
+        context["generated"] = services.scorer_generate(description=description, tools=tools)
     return render(request, "scorers/scorer_form.html#generate-result", context)
 
 
