@@ -86,7 +86,10 @@ class ScorerBrowserTests:
         # Attach both to the scenario and run it.
         page.goto(f"{live_server.url}/scenarios/{scenario.pk}/edit/")
         page.locator("#id_scorers").get_by_label("Weather called", exact=True).check()
-        page.locator("#id_scorers").get_by_label("Helpful judge", exact=True).check()
+        # A judge's picker label carries its calibration: a new judge has no reviewed runs yet.
+        page.locator("#id_scorers").get_by_label(
+            "Helpful judge (uncalibrated · 0 of 20 reviewed runs)", exact=True
+        ).check()
         page.get_by_role("button", name="Save").click()
         page.get_by_role("button", name="Run", exact=True).click()
         expect(page.locator(".summary .badge-pass")).to_be_visible(timeout=30_000)
