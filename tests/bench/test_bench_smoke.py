@@ -139,7 +139,8 @@ class RunBenchTests:
         if ON_POSTGRES and not BROKER_URL.startswith("redis://"):
             pytest.skip("its PostgreSQL tier needs the Redis broker: CELERY_BROKER_URL=redis://…")
         tier = "postgres" if ON_POSTGRES else "embedded"
-        args = ["--tier", tier, "--sizes", "2", "--in-flight", "2", "--delay", "0.05", "--pickups", "2", "--processes", "1"]
+        tiny = ["--sizes", "2", "--in-flight", "2", "--delay", "0.05", "--pickups", "2", "--processes", "1"]
+        args = ["--tier", tier, *tiny]
         output = run_bench(bench_env, "worker_concurrency.py", *args)
         assert headline(output, "effective concurrency, 2 runs") > 0
         assert headline(output, "worker CPU per run (ms), 2 runs") > 0
