@@ -46,7 +46,7 @@ def percentile(values: list[float], pct: float) -> float:
     return ordered[max(math.ceil(pct / 100 * len(ordered)) - 1, 0)]
 
 
-def prepare_environment(database_url: str | None) -> str:
+def prepare_environment(database_url: str | None, sqlite_name: str = "harness.sqlite3") -> str:
     """Point Django at a fresh bench database before it is imported; return a printable name of it."""
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalhub.settings")
@@ -55,7 +55,7 @@ def prepare_environment(database_url: str | None) -> str:
     os.environ["EVALHUB_DAILY_RUN_QUOTA"] = "100000000"
     os.environ["EVALHUB_CELERY_QUEUE"] = f"bench-{uuid.uuid4().hex[:8]}"
     if database_url is None:
-        path = VAR_DIR / "harness.sqlite3"
+        path = VAR_DIR / sqlite_name
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
         os.environ["DATABASE_URL"] = f"sqlite:///{path}"
@@ -63,7 +63,7 @@ def prepare_environment(database_url: str | None) -> str:
     os.environ["DATABASE_URL"] = database_url
     if database_url.startswith("postgres"):
         recreate_postgres_database(database_url)
-    return database_url
+    return database_url.split("@")[-1]  # never its credentials
 
 
 def recreate_postgres_database(url: str) -> None:

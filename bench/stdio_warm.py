@@ -20,55 +20,16 @@ be the same in both modes: warm reuse changes how fast a run gets its server, no
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import statistics
 import sys
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-VAR_DIR = Path(os.environ.setdefault("EVALHUB_VAR_DIR", "/tmp/evalhub-bench"))
-
-
-def percentile(values: list[float], pct: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[max(math.ceil(pct / 100 * len(ordered)) - 1, 0)]
-
-
-def prepare_environment(database_url: str | None) -> str:
-    """Point Django at a fresh bench database before it is imported; return a printable name of it."""
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalhub.settings")
-    os.environ.setdefault("DEBUG", "1")
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    os.environ["EVALHUB_DAILY_RUN_QUOTA"] = "100000000"
-    os.environ["EVALHUB_CELERY_QUEUE"] = f"bench-{uuid.uuid4().hex[:8]}"
-    if database_url is not None:
-        os.environ["DATABASE_URL"] = database_url
-        if database_url.startswith("postgres"):
-            recreate_postgres_database(database_url)
-        return database_url.split("@")[-1]
-    path = VAR_DIR / f"stdio-warm-{os.getpid()}.sqlite3"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    os.environ["DATABASE_URL"] = f"sqlite:///{path}"
-    return f"SQLite {path}"
-
-
-def recreate_postgres_database(url: str) -> None:
-    import psycopg
-    from psycopg import sql
-
-    name = url.rsplit("/", 1)[1].split("?")[0]
-    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from run_harness import percentile, prepare_environment  # bench/ is the script's folder: its own modules import
 
 
 def execute(scenario: Any, user: Any) -> int:
@@ -114,7 +75,7 @@ def main() -> None:
     parser.add_argument("--tiny", action="store_true", help="one round of two scenarios (CI smoke)")
     parser.add_argument("--database-url", help="default: a fresh SQLite file under EVALHUB_VAR_DIR")
     args = parser.parse_args()
-    database = prepare_environment(args.database_url)
+    database = prepare_environment(args.database_url, sqlite_name=f"stdio-warm-{os.getpid()}.sqlite3")
 
     import django
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -13,7 +11,7 @@ from evalhub.scenarios.models import Scenario
 from scorers.calibration.services import current_fingerprint, expectations_calibration, scorer_calibration
 from scorers.calibration.version import expectations_fingerprint
 from scorers.services import scorer_save
-from tests.base import make_demo_server, make_scenario, make_scripted_provider
+from tests.base import make_scripted_provider
 from tests.evalhub.model_client.scripted_server import ScriptedServer
 from tests.scorers.calibration.helpers import (
     code_scorer,
@@ -28,15 +26,7 @@ from tests.scorers.calibration.helpers import (
 AGREEING = [("It is sunny.", "pass"), ("It is sunny today.", "pass"), ("It rains.", "fail"), ("Snow.", "fail")]
 
 
-@pytest.fixture(autouse=True)
-def few_reviews(settings: Any) -> None:
-    settings.EVALHUB_CALIBRATION_MIN_REVIEWS = 4
-    settings.EVALHUB_CALIBRATION_MIN_KAPPA = 0.6
-
-
-@pytest.fixture
-def scenario(db: None) -> Scenario:
-    return make_scenario(make_demo_server())
+pytestmark = pytest.mark.usefixtures("few_reviews")
 
 
 def review_all(scenario: Scenario, reviewer: User, cases: list[tuple[str, str]]) -> list[int]:

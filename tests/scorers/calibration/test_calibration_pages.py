@@ -11,7 +11,7 @@ from django.test import Client
 
 from evalhub.scenarios.models import Scenario
 from runs.models import Run
-from tests.base import make_demo_server, make_scenario, make_scripted_provider
+from tests.base import make_scripted_provider
 from tests.evalhub.model_client.scripted_server import ScriptedServer
 from tests.runs.experiments.helpers import start
 from tests.scorers.calibration.helpers import code_scorer, judge_answer, judge_scorer, reviewed, score_run, scored
@@ -19,15 +19,7 @@ from tests.scorers.calibration.helpers import code_scorer, judge_answer, judge_s
 AGREEING = [("It is sunny.", "pass"), ("It is sunny again.", "pass"), ("It rains.", "fail"), ("Snow.", "fail")]
 
 
-@pytest.fixture(autouse=True)
-def few_reviews(settings: Any) -> None:
-    settings.EVALHUB_CALIBRATION_MIN_REVIEWS = 4
-    settings.EVALHUB_CALIBRATION_MIN_KAPPA = 0.6
-
-
-@pytest.fixture
-def scenario(db: None) -> Scenario:
-    return make_scenario(make_demo_server())
+pytestmark = pytest.mark.usefixtures("few_reviews")
 
 
 def advisory_run(scenario: Scenario, scripted: ScriptedServer, alice: User, settings: Any) -> Run:

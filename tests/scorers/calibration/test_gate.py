@@ -25,15 +25,7 @@ from tests.scorers.calibration.helpers import judge_answer, judge_scorer, review
 AGREEING = [("It is sunny.", "pass"), ("Sunny again.", "pass"), ("It rains.", "fail"), ("Snow.", "fail")]
 
 
-@pytest.fixture(autouse=True)
-def few_reviews(settings: Any) -> None:
-    settings.EVALHUB_CALIBRATION_MIN_REVIEWS = 4
-    settings.EVALHUB_CALIBRATION_MIN_KAPPA = 0.6
-
-
-@pytest.fixture
-def scenario(db: None) -> Scenario:
-    return make_scenario(make_demo_server())
+pytestmark = pytest.mark.usefixtures("few_reviews")
 
 
 @pytest.fixture
