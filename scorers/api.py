@@ -251,14 +251,8 @@ def generate_scorer(request: HttpRequest, payload: GenerateIn) -> dict[str, Any]
     test = learned.test
     agreement = None
     if test is not None:
-        figures = test.figures
         agreement = {
-            "reviewed": figures.reviewed,
-            "agreement": figures.agreement,
-            "kappa": figures.kappa,
-            "true_positive_rate": figures.true_positive_rate,
-            "true_negative_rate": figures.true_negative_rate,
-            "confusion": figures.confusion.to_dict(),
+            **test.figures.to_dict(),
             "undecided": test.undecided,
             "false_passes": [run.pk for run in test.false_passes],
             "false_fails": [run.pk for run in test.false_fails],

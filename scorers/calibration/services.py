@@ -63,14 +63,8 @@ class Calibration:
         return tuple(sorted((*self.false_passes, *self.false_fails), reverse=True))
 
     def to_api(self) -> dict[str, Any]:
-        figures = self.figures
         return {
-            "reviewed": figures.reviewed,
-            "agreement": figures.agreement,
-            "kappa": figures.kappa,
-            "true_positive_rate": figures.true_positive_rate,
-            "true_negative_rate": figures.true_negative_rate,
-            "confusion": figures.confusion.to_dict(),
+            **self.figures.to_dict(),
             "status": self.status,
             "version": self.fingerprint,
             "judge_model": self.judge_model,

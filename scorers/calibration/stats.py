@@ -47,6 +47,17 @@ class Agreement:
     def reviewed(self) -> int:
         return self.confusion.total
 
+    def to_dict(self) -> dict[str, object]:
+        """The figures as the API gives them (GET /scorers/{id}/calibration, the wand's agreement)."""
+        return {
+            "reviewed": self.reviewed,
+            "agreement": self.agreement,
+            "kappa": self.kappa,
+            "true_positive_rate": self.true_positive_rate,
+            "true_negative_rate": self.true_negative_rate,
+            "confusion": self.confusion.to_dict(),
+        }
+
 
 def confusion(pairs: Iterable[tuple[bool, bool]]) -> Confusion:
     """Count (scorer, people) verdict pairs into a confusion matrix."""
