@@ -16,8 +16,8 @@ from evalhub.api_keys.auth import auth_for
 from evalhub.providers.models import Provider
 from evalhub.server_evals import services
 from evalhub.server_evals.tool_test import tool_test_in_background, tool_test_state
-from evalhub.servers.api import InspectParams
 from evalhub.servers.models import McpServer
+from evalhub.servers.schemas import InspectParams
 
 servers_router = Router()
 tools_router = Router()
