@@ -33,7 +33,7 @@ def transform_problem(program: str) -> str | None:
 def apply_transform(program: str, value: Any) -> Any:
     """The one value `program` makes of `value`; raises TransformError otherwise."""
     try:
-        outputs = list(islice(jq.compile(program).input_value(value).iter(), 2))
+        outputs = list(islice(iter(jq.compile(program).input_value(value)), 2))
     except ValueError as error:
         raise TransformError(f"transform {program!r} failed on {render(value)}: {_first_line(error)}") from error
     if len(outputs) != 1:

@@ -22,14 +22,20 @@ def within(a: str, b: str, limit: int) -> int | None:
     if abs(len(a) - len(b)) > limit:
         return None
     over = limit + 1
-    previous = [j if j <= limit else over for j in range(len(b) + 1)]
+    previous = {j: j for j in range(min(len(b), limit) + 1)}  # row 0, within the band
     for i in range(1, len(a) + 1):
-        current = [i if i <= limit else over] + [over] * len(b)
-        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost, over)
+        current: dict[int, int] = {}
+        for j in range(max(0, i - limit), min(len(b), i + limit) + 1):
+            if j == 0:
+                current[0] = i
+                continue
+            substitution = previous.get(j - 1, over) + (a[i - 1] != b[j - 1])
+            current[j] = min(previous.get(j, over) + 1, current.get(j - 1, over) + 1, substitution, over)
+        if min(current.values()) > limit:
+            return None  # every path already costs more than the limit
         previous = current
-    return previous[len(b)] if previous[len(b)] <= limit else None
+    distance = previous.get(len(b), over)
+    return distance if distance <= limit else None
 
 
 def text_of(value: Any) -> str:
