@@ -117,7 +117,8 @@ TABLE: list[tuple[str, Any, Any, list[str]]] = [
         {"$isJson": True},
         "{id: 1}",
         [
-            'expected JSON text, got "{id: 1}" (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))'
+            'expected JSON text, got "{id: 1}" (Expecting property name enclosed in double quotes: '
+            "line 1 column 2 (char 1))"
         ],
     ),
     ("isJson needs text", {"$isJson": True}, {"id": 1}, ['expected JSON text, got {"id": 1} (not a string)']),

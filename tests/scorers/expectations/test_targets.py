@@ -44,8 +44,8 @@ class FinalAnswerMatchesTests:
         [(category, message, _)] = diff(outcome)
         assert category == "answer_mismatch"
         assert (
-            message
-            == "transform 'fromjson' failed on \"plain\": Invalid numeric literal at EOF at line 1, column 5 (while parsing 'plain')"
+            message == "transform 'fromjson' failed on \"plain\": Invalid numeric literal at EOF at line 1, column 5 "
+            "(while parsing 'plain')"
         )
 
     def test_a_transform_must_give_one_value(self) -> None:
