@@ -290,10 +290,14 @@ def _tool_test(test: Mapping[str, Any], pointer: str, context: Context) -> None:
     for index, item in enumerate(test.get("expect") or []):
         target, matcher = str(item.get("target", "")), item.get("matcher")
         where = f"{pointer}/expect/{index}/matcher"
-        expanded = {"target": f"tool_results[0].{target}", "matcher": _expanded(matcher, where, context)}
+        # The whole assertion (transform and message too), read as the result of the test's one call.
+        expanded = {**item, "target": f"tool_results[0].{target}", "matcher": _expanded(matcher, where, context)}
         mapped = map_expects([{"target": "tool_calls[0].name", "matcher": {"exact": tool}}, expanded], "")
         if target.startswith("result") and mapped.expectations[1:]:
             expectations += mapped.expectations[1:]
+            context.notes += [Note(f"{pointer}/expect/{index}", note.status, note.reason) for note in mapped.notes]
+        elif target.startswith("result") and mapped.notes:
+            context.notes += [Note(f"{pointer}/expect/{index}", note.status, note.reason) for note in mapped.notes]
         else:
             kind = next(iter(matcher), "?") if isinstance(matcher, Mapping) else "?"
             context.unsupported(f"{pointer}/expect/{index}", f"target {target!r} with matcher {kind!r} does not map")
