@@ -174,6 +174,11 @@ class BulkStartIn(Schema):
         description="\"calibrated\": only judges calibrated against people's reviews decide these runs' verdicts; "
         "the others are advisory. Default: the site's EVALHUB_GATE_JUDGES.",
     )
+    snapshots: Literal["update", "ci"] | None = Field(
+        None,
+        description='$snapshot checks: "update" re-records every snapshot the runs reach (and passes them); "ci" '
+        "fails a check that would record a first snapshot. Default: a first value is recorded, later ones compared.",
+    )
     acknowledge_side_effects: bool = Field(
         False,
         description="Accept that execution-level scenarios call their server's tools for real (recorded per server "
@@ -293,7 +298,13 @@ def start_runs(request: HttpRequest, payload: BulkStartIn) -> Status:
                 f"The provider of {unserved[0]!r} does not serve {model!r}.", field="model", scenarios=unserved
             )
     side_effects_settle(scenarios=scenarios, acknowledge=payload.acknowledge_side_effects, user=acting_user(request))
-    result = runs_start_many(scenarios=scenarios, user=acting_user(request), model=model, judges=payload.judges or "")
+    result = runs_start_many(
+        scenarios=scenarios,
+        user=acting_user(request),
+        model=model,
+        judges=payload.judges or "",
+        snapshots=payload.snapshots or "",
+    )
     if not result.queued and result.refused:
         status = quota_status()
         details = {"queued": 0, "refused": result.refused, "used": status.used, "limit": status.limit}

@@ -16,10 +16,12 @@ from runs.conversation.simulator import simulator_totals
 from runs.events.models import RunEvent
 from runs.experiments.models import BaselinePin, Experiment, ExperimentCell
 from runs.reviews.models import Review
+from runs.snapshots.models import ExpectationSnapshot
 
 __all__ = [
     "BaselinePin",
     "DailyRunQuota",
+    "ExpectationSnapshot",
     "Experiment",
     "ExperimentCell",
     "Review",

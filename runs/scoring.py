@@ -23,6 +23,7 @@ from django.db import transaction
 
 from runs.models import Run, ScoreResult
 from runs.run_verdict import VERDICT_FIELDS, apply_verdict, tool_call_facts
+from runs.snapshots.services import run_snapshots, snapshots_record
 from scorers.calibration.services import scorer_calibration
 from scorers.calibration.version import expectations_fingerprint, scorer_fingerprint
 from scorers.contract import run_facts, scorer_input
@@ -170,7 +171,7 @@ def _expectations_result(run: Run, record: dict[str, Any]) -> ScoreResult:
         fingerprint=expectations_fingerprint(run.scenario.expectations),
     )
     try:
-        checked = evaluate_expectations(run.scenario.expectations, record)
+        checked = evaluate_expectations(run.scenario.expectations, record, snapshots=run_snapshots(run))
     except InvalidExpectations as exc:
         # Saved lists are validated, so this means the engine's rules changed since: say what to fix, count 0; the
         # run is then inconclusive (runs.verdict): an invalid check says nothing about the agent.
@@ -268,4 +269,7 @@ def score_run(run: Run, *, finishing: tuple[str, ...] = ()) -> bool:
             # A run being finished has never been scored: it has no current results to retire.
             run.score_results.filter(is_current=True).update(is_current=False)
         ScoreResult.objects.bulk_create(results)
+        if finishing and results[0].scorer_kind == "expectations":
+            # Only a run's first scoring stores snapshots: re-scoring an old run must not re-record its values.
+            snapshots_record(run=run, seen=(results[0].details or {}).get("snapshots", []))
     return True

@@ -23,12 +23,17 @@ from runs.tasks import execute_run, rescore_runs
 
 
 def run_start(
-    *, scenario: Scenario, user: AbstractBaseUser | AnonymousUser | None, model: str = "", judges: str = ""
+    *,
+    scenario: Scenario,
+    user: AbstractBaseUser | AnonymousUser | None,
+    model: str = "",
+    judges: str = "",
+    snapshots: str = "",
 ) -> Run:
     """Reserve quota, create the queued run and queue its task once the transaction commits."""
     with transaction.atomic():
         reserve_run()
-        run = run_create(scenario=scenario, user=user, model=model, judges=judges)
+        run = run_create(scenario=scenario, user=user, model=model, judges=judges, snapshots=snapshots)
         events.runs_queued([run])
         return run
 
@@ -43,13 +48,15 @@ def run_create(
     trial: int | None = None,
     tool_mode: str = "",
     judges: str = "",
+    snapshots: str = "",
 ) -> Run:
     """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
     an experiment all of its trials at once) inside the same transaction, and announces the runs it created
     (events.runs_queued: one write for a whole experiment).
 
     `judges` ("all" or "calibrated"): which gating judges decide its verdict (runs.scoring.gate_judges); empty
-    leaves it to the site's setting when the run is scored.
+    leaves it to the site's setting when the run is scored. `snapshots` ("update" or "ci"): how its `$snapshot`
+    checks treat missing and different values (runs.snapshots.services).
 
     Raises SideEffectsUnacknowledged for an execution-level scenario whose server's side effects nobody accepted.
     """
@@ -80,6 +87,7 @@ def run_create(
             "tool_errors_expected": scenario.tool_errors_expected,
             **level_settings(scenario),
             **({"judges": judges} if judges else {}),
+            **({"snapshots": snapshots} if snapshots else {}),
         },
         transcript={"prompt": scenario.prompt, "steps": []},
         experiment_id=cell.experiment_id if cell else None,
@@ -124,12 +132,15 @@ def runs_start_many(
     user: AbstractBaseUser | AnonymousUser | None,
     model: str = "",
     judges: str = "",
+    snapshots: str = "",
 ) -> BulkStart:
     """Start each scenario while quota lasts; report how many were queued and how many refused."""
     result = BulkStart()
     for scenario in scenarios:
         try:
-            result.queued.append(run_start(scenario=scenario, user=user, model=model, judges=judges))
+            result.queued.append(
+                run_start(scenario=scenario, user=user, model=model, judges=judges, snapshots=snapshots)
+            )
         except (QuotaExceeded, SideEffectsUnacknowledged) as exc:
             result.refused += 1
             result.refusal = str(exc)

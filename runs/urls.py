@@ -2,6 +2,7 @@ from django.urls import path
 
 from runs import expectations_views, report_views, views
 from runs.reviews import views as review_views
+from runs.snapshots import views as snapshot_views
 
 app_name = "runs"
 urlpatterns = [
@@ -12,6 +13,7 @@ urlpatterns = [
     path("export.<str:fmt>", report_views.runs_export, name="export"),
     path("<int:run_id>/rescore/", views.run_rescore, name="rescore"),
     path("<int:run_id>/save-expectations/", expectations_views.run_save_expectations, name="save_expectations"),
+    path("<int:run_id>/update-snapshots/", snapshot_views.run_update_snapshots, name="update_snapshots"),
     path("scenario/<int:scenario_id>/rescore/", views.scenario_rescore, name="rescore_scenario"),
     path("<int:run_id>/review/", review_views.run_review, name="review"),
     path("reviews/", review_views.review_home, name="reviews"),

@@ -54,7 +54,13 @@ class Backend(Protocol):
 
     def scenario_ids(self, *, names: list[str], tags: list[str]) -> list[int]: ...
     def start(
-        self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool, judges: str = ""
+        self,
+        *,
+        scenario_ids: list[int],
+        model: str,
+        acknowledge_side_effects: bool,
+        judges: str = "",
+        snapshots: str = "",
     ) -> Started: ...
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def records(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
@@ -91,7 +97,13 @@ class LocalBackend:
         return list(found)
 
     def start(
-        self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool, judges: str = ""
+        self,
+        *,
+        scenario_ids: list[int],
+        model: str,
+        acknowledge_side_effects: bool,
+        judges: str = "",
+        snapshots: str = "",
     ) -> Started:
         scenarios = list(Scenario.objects.filter(pk__in=scenario_ids).select_related("server", "provider"))
         scenarios.sort(key=lambda s: scenario_ids.index(s.pk))
@@ -104,7 +116,7 @@ class LocalBackend:
             side_effects_settle(scenarios=scenarios, acknowledge=acknowledge_side_effects, user=AnonymousUser())
         except SideEffectsUnacknowledged as exc:
             raise InfraError(str(exc)) from None
-        result = runs_start_many(scenarios=scenarios, user=None, model=model, judges=judges)
+        result = runs_start_many(scenarios=scenarios, user=None, model=model, judges=judges, snapshots=snapshots)
         return Started([run.pk for run in result.queued], result.refused, result.refusal)
 
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]:
@@ -207,13 +219,21 @@ class RemoteBackend:
                 return items
 
     def start(
-        self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool, judges: str = ""
+        self,
+        *,
+        scenario_ids: list[int],
+        model: str,
+        acknowledge_side_effects: bool,
+        judges: str = "",
+        snapshots: str = "",
     ) -> Started:
         body: dict[str, Any] = {"scenario_ids": scenario_ids, "acknowledge_side_effects": acknowledge_side_effects}
         if model:
             body["model"] = model
         if judges:
             body["judges"] = judges
+        if snapshots:
+            body["snapshots"] = snapshots
         answer = self._call("POST", "/runs", json=body)
         return Started([run["id"] for run in answer["runs"]], answer["refused"], answer["refusal"])
 

@@ -12,6 +12,7 @@ problem: no such scenario or tag, quota exhausted, a server or model that could 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -43,6 +44,14 @@ EXIT_CODES = {
 BAR_WIDTH = 28
 
 
+def snapshot_mode(*, update: bool, environ: Mapping[str, str]) -> str:
+    """The runs' `snapshots` setting: --update-snapshots re-records; under CI=true a run records no first snapshot,
+    so a CI job never invents the golden values it then compares with (mcptest refuses the same)."""
+    if update:
+        return "update"
+    return "ci" if environ.get("CI", "").strip().lower() == "true" else ""
+
+
 @dataclass
 class Options:
     scenarios: list[str] = field(default_factory=list)
@@ -54,6 +63,7 @@ class Options:
     min_score: float | None = None
     acknowledge_side_effects: bool = False
     judges: str = ""  # "all", "calibrated", or "" for the server's setting
+    snapshots: str = ""  # "update" (--update-snapshots), "ci" (CI=true: no new snapshots) or "" (runs.snapshots)
     poll_seconds: float = 5.0
     worker_timeout: float = 60.0
     timeout: float = 1800.0
@@ -205,6 +215,7 @@ def _run(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: b
         model=options.model,
         acknowledge_side_effects=options.acknowledge_side_effects,
         judges=options.judges,
+        snapshots=options.snapshots,
     )
     if started.refused:
         err.write(f"warning: {started.refused} run(s) refused: {started.refusal}\n")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from scorers.expectations.matchers import Mismatch, check_value, describe_value, regex_problem
+from scorers.expectations.matchers import MatchMode, Mismatch, check_value, describe_value, regex_problem
 from scorers.expectations.outcome import DiffEntry, Outcome, failed, passed
 from scorers.expectations.paths import PathError, display_path, parse_path, resolve
 from scorers.expectations.record import Call, RunRecord
@@ -78,7 +78,7 @@ def _problems(expectation: Expectation, value: Any, label: str, record: RunRecor
     target = f"tool_result {expectation['tool']} {expectation.get('path', '$')}"
     if "equals" in expectation or "matches" in expectation:
         expected = expectation["equals"] if "equals" in expectation else expectation["matches"]
-        mode = "exact" if "equals" in expectation else "partial"
+        mode: MatchMode = "exact" if "equals" in expectation else "partial"
         found = check_target(expected, value, expectation=expectation, record=record, base=target, mode=mode)
         return [labelled(label, mismatch) for mismatch in found]
     try:

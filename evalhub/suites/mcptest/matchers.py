@@ -116,7 +116,7 @@ def _snapshot(argument: Any) -> tuple[Any, tuple[str, ...]]:
     if isinstance(argument, str) and argument:
         return {"$snapshot": argument}, ()
     if isinstance(argument, Mapping) and isinstance(argument.get("name"), str) and set(argument) <= {"name", "update"}:
-        notes = ()
+        notes: tuple[str, ...] = ()
         if "update" in argument:
             notes = ("snapshot update: is not kept: --update-snapshots re-records this snapshot like the others",)
         return {"$snapshot": argument["name"]}, notes

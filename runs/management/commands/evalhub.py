@@ -21,7 +21,7 @@ from evalhub.suites import cli as suites_cli
 from runs import code_mode
 from runs.ci.backends import Backend, LocalBackend, RemoteBackend
 from runs.ci.experiment import ExperimentOptions, run_experiment_ci
-from runs.ci.runner import EXIT_CODES, EXIT_INFRA, Options, run_ci
+from runs.ci.runner import EXIT_CODES, EXIT_INFRA, Options, run_ci, snapshot_mode
 from runs.experiments.models import DEFAULT_TRIALS
 
 
@@ -95,6 +95,12 @@ class Command(BaseCommand):
             default="",
             help="calibrated: only judges whose verdicts agree with people's reviews (Cohen's κ) decide the runs' "
             "verdicts; the others are advisory. Default: the server's EVALHUB_GATE_JUDGES.",
+        )
+        run.add_argument(
+            "--update-snapshots",
+            action="store_true",
+            help="Re-record every $snapshot the runs reach (they pass). Without it, under CI=true a check that would "
+            "record a first snapshot fails instead.",
         )
         experiment = run.add_argument_group(
             "experiments",
@@ -185,6 +191,7 @@ class Command(BaseCommand):
             min_score=options["min_score"],
             acknowledge_side_effects=options["acknowledge_side_effects"],
             judges=options["judges"],
+            snapshots=snapshot_mode(update=options["update_snapshots"], environ=os.environ),
             poll_seconds=options["poll"],
             worker_timeout=options["worker_timeout"],
             timeout=options["timeout"],
