@@ -85,7 +85,8 @@ class SnapshotRunTests:
         [entry] = outcome["diff"]
         assert entry["category"] == "result_mismatch"
         assert entry["message"].startswith(
-            f'structuredContent: differs from snapshot "{KEY}": expected {{"temperature": -40, "condition": "Snow"}}, got'
+            f'structuredContent: differs from snapshot "{KEY}": '
+            'expected {"temperature": -40, "condition": "Snow"}, got'
         )
         assert stored(scenario)[KEY] == {"temperature": -40, "condition": "Snow"}  # a failed check stores nothing
 
