@@ -11,7 +11,7 @@ from typing import Any
 
 import scorers.expectations.matchers.engine as engine
 from scorers.expectations.matchers.base import MatchContext, Matcher, Mismatch
-from scorers.expectations.values import count
+from scorers.expectations.values import count, render
 
 _OPERANDS = {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/value"}}
 
@@ -27,7 +27,7 @@ def _predicates(operands: list[Any]) -> str:
 def _not(argument: Any, actual: Any, path: str, ctx: MatchContext) -> list[Mismatch]:
     if engine.match(argument, actual, path, ctx=ctx):
         return []
-    return [Mismatch(path, f"expected not {engine.noun_of(argument, actual)}, got {engine.shown(actual)}")]
+    return [Mismatch(path, f"expected not {engine.noun_of(argument, actual)}, got {render(actual)}")]
 
 
 def _all_of(argument: Any, actual: Any, path: str, ctx: MatchContext) -> list[Mismatch]:
@@ -38,14 +38,14 @@ def _all_of(argument: Any, actual: Any, path: str, ctx: MatchContext) -> list[Mi
 def _any_of(argument: Any, actual: Any, path: str, ctx: MatchContext) -> list[Mismatch]:
     if any(not engine.match(operand, actual, path, ctx=ctx) for operand in argument):
         return []
-    return [Mismatch(path, f"expected any of: {_nouns(argument, actual)}; got {engine.shown(actual)}")]
+    return [Mismatch(path, f"expected any of: {_nouns(argument, actual)}; got {render(actual)}")]
 
 
 def _exactly_one(argument: Any, actual: Any, path: str, ctx: MatchContext) -> list[Mismatch]:
     matched = sum(not engine.match(operand, actual, path, ctx=ctx) for operand in argument)
     if matched == 1:
         return []
-    message = f"expected exactly one of: {_nouns(argument, actual)}; got {engine.shown(actual)}"
+    message = f"expected exactly one of: {_nouns(argument, actual)}; got {render(actual)}"
     return [Mismatch(path, f"{message} ({'none' if not matched else count(matched, 'operand')} matched)")]
 
 

@@ -74,10 +74,6 @@ def _apply(name: str, argument: Any, actual: Any, path: str, ctx: MatchContext) 
     return [Mismatch(path, f"expected {matcher.noun(argument, actual)}, got {render(actual)}")]
 
 
-def shown(actual: Any) -> str:
-    return render(actual)
-
-
 def noun_of(expected: Any, actual: Any) -> str:
     """What an expected value expects, as the object of "expected …": a matcher's noun, or the literal."""
     found = matcher_of(expected)
