@@ -18,12 +18,12 @@ from runs.models import ExpectationSnapshot, Run
 from runs.services import run_start
 from tests.base import make_demo_server, make_scenario
 
-KEY = "tool_result get_weather $.structuredContent | {temperature, condition}"
+KEY = "tool_result get_weather $.structuredContent | {temperature_c, conditions}"
 SNAPSHOT = {
     "kind": "tool_result",
     "tool": "get_weather",
     "path": "$.structuredContent",
-    "transform": "{temperature, condition}",
+    "transform": "{temperature_c, conditions}",
     "matches": {"$snapshot": True},
 }
 
@@ -67,7 +67,7 @@ class SnapshotRunTests:
         [entry] = checked(first)["snapshots"]
         assert (entry["key"], entry["status"]) == (KEY, "created")
         value = stored(scenario)[KEY]
-        assert set(value) == {"temperature", "condition"}
+        assert set(value) == {"temperature_c", "conditions"}
         assert ExpectationSnapshot.objects.get(scenario=scenario).run_id == first.pk
 
         second = execute(scenario, alice)
@@ -76,7 +76,7 @@ class SnapshotRunTests:
 
     def test_a_changed_value_fails_the_run_and_names_the_snapshot(self, alice: User) -> None:
         scenario = weather_scenario(alice)
-        ExpectationSnapshot.objects.create(scenario=scenario, key=KEY, value={"temperature": -40, "condition": "Snow"})
+        ExpectationSnapshot.objects.create(scenario=scenario, key=KEY, value={"temperature_c": -40, "conditions": "snow"})
 
         run = execute(scenario, alice)
 
@@ -86,9 +86,9 @@ class SnapshotRunTests:
         assert entry["category"] == "result_mismatch"
         assert entry["message"].startswith(
             f'structuredContent: differs from snapshot "{KEY}": '
-            'expected {"temperature": -40, "condition": "Snow"}, got'
+            'expected {"temperature_c": -40, "conditions": "snow"}, got'
         )
-        assert stored(scenario)[KEY] == {"temperature": -40, "condition": "Snow"}  # a failed check stores nothing
+        assert stored(scenario)[KEY] == {"temperature_c": -40, "conditions": "snow"}  # a failed check stores nothing
 
     def test_under_ci_a_missing_snapshot_fails_and_is_not_created(self, alice: User) -> None:
         scenario = weather_scenario(alice)
