@@ -40,7 +40,9 @@ class UpdateSnapshotBrowserTests:
         self, page: Page, live_server: LiveServer, alice: User, width: int
     ) -> None:
         scenario = weather_scenario(alice)
-        ExpectationSnapshot.objects.create(scenario=scenario, key=KEY, value={"temperature_c": -40, "conditions": "snow"})
+        ExpectationSnapshot.objects.create(
+            scenario=scenario, key=KEY, value={"temperature_c": -40, "conditions": "snow"}
+        )
         run = execute_beside_the_browser(scenario, alice)
         page.set_viewport_size({"width": width, "height": 900})
         log_in(page, live_server)

@@ -68,6 +68,7 @@ class SnapshotRunTests:
         assert (entry["key"], entry["status"]) == (KEY, "created")
         value = stored(scenario)[KEY]
         assert set(value) == {"temperature_c", "conditions"}
+        assert value["conditions"] == "partly cloudy" and isinstance(value["temperature_c"], float)
         assert ExpectationSnapshot.objects.get(scenario=scenario).run_id == first.pk
 
         second = execute(scenario, alice)
@@ -76,7 +77,9 @@ class SnapshotRunTests:
 
     def test_a_changed_value_fails_the_run_and_names_the_snapshot(self, alice: User) -> None:
         scenario = weather_scenario(alice)
-        ExpectationSnapshot.objects.create(scenario=scenario, key=KEY, value={"temperature_c": -40, "conditions": "snow"})
+        ExpectationSnapshot.objects.create(
+            scenario=scenario, key=KEY, value={"temperature_c": -40, "conditions": "snow"}
+        )
 
         run = execute(scenario, alice)
 
