@@ -80,6 +80,8 @@ def run_create(
             "tool_errors_expected": scenario.tool_errors_expected,
             **level_settings(scenario),
             **({"judges": judges} if judges else {}),
+            # Resolved by the worker when the run starts (runs/variables.py).
+            **({"variables": scenario.variables} if scenario.variables else {}),
         },
         transcript={"prompt": scenario.prompt, "steps": []},
         experiment_id=cell.experiment_id if cell else None,
