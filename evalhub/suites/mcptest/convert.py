@@ -397,7 +397,11 @@ def _tool_assertion(tool: str, item: Mapping[str, Any], pointer: str, context: C
     rewritten = {**item, "target": f"tool_results[0].{target}"}
     mapped = map_expects([{"target": "tool_calls[0].name", "matcher": {"exact": tool}}, rewritten], "")
     # The first assertion only names the call; notes on the second are this assertion's, under its pointer.
-    context.notes += [Note(pointer + n.pointer[2:], n.status, n.reason) for n in mapped.notes if n.pointer[:2] == "/1"]
+    context.notes += [
+        Note(pointer + n.pointer[2:], n.status, n.reason.replace("'tool_results[0].", "'"))
+        for n in mapped.notes
+        if n.pointer[:2] == "/1"
+    ]
     return mapped.expectations[1:]
 
 

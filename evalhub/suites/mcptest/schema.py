@@ -14,11 +14,13 @@ A file that passes is what the converter walks: it may rely on every type here.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
 
 from evalhub.suites.validation import schema_problems
+from scorers.expectations.matchers import suggestion
 
 TEXT: dict[str, Any] = {"type": "string"}
 INT: dict[str, Any] = {"type": "integer", "minimum": 0}
@@ -324,6 +326,9 @@ def _problems(error: ValidationError) -> list[tuple[str, str]]:
     if error.validator in ("minProperties", "maxProperties") and error.schema is MATCHER:
         pointer = "".join(f"/{part}" for part in error.absolute_path)
         return [(pointer, f"a matcher has exactly one key (one of {', '.join(MATCHERS)})")]
+    if error.validator == "additionalProperties" and "assertions" in error.schema.get("properties", {}):
+        pointer = "".join(f"/{part}" for part in error.absolute_path)
+        return [(f"{pointer}/{key}", _expect_key(key)) for key in error.instance if key not in error.schema["properties"]]
     if error.validator == "anyOf":
         # The branch of the value's own kind says what is wrong inside it; with none of its kind, name the kinds.
         depth = len(error.absolute_path)
@@ -334,6 +339,20 @@ def _problems(error: ValidationError) -> list[tuple[str, str]]:
         kinds = [kind for branch in error.validator_value for kind in _branch_kinds(branch)]
         return [(pointer, f"expected {_kinds(kinds)}, got {_shown(error.instance)}")]
     return schema_problems(error)
+
+
+_TARGETS = re.compile(r"^(tool_names|tool_calls|tool_results|redundant_tool_calls|final_response|conversation|result)\b")
+
+
+def _expect_key(key: str) -> str:
+    """An unknown key of the long form `expect: {assertions: [...], …}`; a target written as a key (a natural guess)
+    is told how it is written."""
+    if _TARGETS.match(key):
+        return (
+            f'unknown key "{key}": {key} is an assertion target, not a key of expect: write it under expect (or '
+            f"expect.assertions) as `- target: {key}` with `matcher: {{…}}`"
+        )
+    return f'unknown key "{key}"{suggestion(key, ["assertions", "max_duration_ms", "max_response_tokens"])}'
 
 
 def _branch_kinds(branch: dict[str, Any]) -> list[str]:
