@@ -110,7 +110,9 @@ def _execute(run: Run, simulator_provider: Provider | None) -> None:
     try:
         _resolve_variables(run)
     except MissingVariable as exc:
-        _finish(run, started, stop_reason=Run.StopReason.ERROR, error=StepFailed("connect", "missing_variable", str(exc)))
+        _finish(
+            run, started, stop_reason=Run.StopReason.ERROR, error=StepFailed("connect", "missing_variable", str(exc))
+        )
         return
     recorder = Recorder(run)
     try:

@@ -26,7 +26,7 @@ from evalhub.suites.mcptest.load import load_mcptest
 from evalhub.suites.plan import Plan, Step, make_plan, moves_secrets
 from evalhub.suites.schema import FORMAT_VERSION
 from evalhub.suites.sections import SECTIONS
-from evalhub.suites.source import Source, SourceError, dump, load
+from evalhub.suites.source import Source, SourceError, dump
 from evalhub.suites.validation import InvalidSuite, Problem, read_suite
 
 logger = logging.getLogger(__name__)

@@ -19,6 +19,7 @@ import is refused. A whole env or header value stays a secret reference `${NAME}
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,7 +83,9 @@ class Context:
                 return "$$" if match.string.startswith("{", match.end()) else "$"
             ref = self.reference(match.group(1), match.group(2))
             if ref is None:
-                self.notes.append(Note(pointer, "approximated", f"{match.group(0)} is no mcptest variable; left as text"))
+                self.notes.append(
+                    Note(pointer, "approximated", f"{match.group(0)} is no mcptest variable; left as text")
+                )
                 return match.group(0).replace("${", "$${")
             if not ref.env:
                 return str(ref.value)
@@ -125,7 +128,9 @@ class Context:
                 return "$"
             ref = self.reference(match.group(1), match.group(2))
             if ref is None:
-                self.notes.append(Note(pointer, "approximated", f"{match.group(0)} is no mcptest variable; left as text"))
+                self.notes.append(
+                    Note(pointer, "approximated", f"{match.group(0)} is no mcptest variable; left as text")
+                )
                 return match.group(0)
             if not ref.env:
                 return str(ref.value)
@@ -137,6 +142,35 @@ class Context:
             return ref.default
 
         return _TOKEN.sub(replace, str(value))
+
+    def scenario_name(self, name: str, pointer: str) -> str:
+        taken = {entry["name"] for entry in self.suite["scenarios"]}
+        unique, n = name, 2
+        while unique in taken:
+            unique, n = f"{name} ({n})", n + 1
+        if unique != name:
+            self.notes.append(Note(f"{pointer}/name", "approximated", f"renamed to {unique!r}: the name is taken"))
+        return unique
+
+    def tags(self, values: Any, pointer: str) -> list[str]:
+        tags = []
+        for index, tag in enumerate(values or []):
+            slug = re.sub(r"[^-a-zA-Z0-9_]+", "-", tag).strip("-")[:50]
+            if slug != tag:
+                self.notes.append(Note(f"{pointer}/tags/{index}", "approximated", f"tag written as {slug!r}"))
+            if slug and slug not in tags:
+                tags.append(slug)
+        return tags
+
+    def texts(self, value: Any, pointer: str) -> Any:
+        """Every string in `value` (an expect block, tool arguments) interpolated as a scenario text."""
+        if isinstance(value, str):
+            return self.text(value, pointer)
+        if isinstance(value, Mapping):
+            return {k: self.texts(v, f"{pointer}/{k}") for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.texts(v, f"{pointer}/{i}") for i, v in enumerate(value)]
+        return value
 
     def unsupported(self, pointer: str, reason: str) -> None:
         self.notes.append(Note(pointer, "unsupported", reason))

@@ -12,19 +12,17 @@ needs a bound: those runs get EvalHub's largest (500 tool calls, 1200 s), report
 
 from __future__ import annotations
 
-import copy
 import math
 import re
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalhub.server_evals.mapping import execution_prompt
 from evalhub.suites.mcptest.context import Context, Variable, env_name
 from evalhub.suites.mcptest.expect import Note, map_expects
 from evalhub.suites.mcptest.report import Counts, classify, count
 from evalhub.suites.mcptest.schema import schema_errors
+from evalhub.suites.mcptest.tools import tool_test
 from evalhub.suites.mcptest.turns import prompt_and_conversation
 from evalhub.suites.schema import FORMAT_VERSION
 from scorers.judge import VERDICT_LABELS
@@ -91,7 +89,7 @@ def convert(data: Any, *, provider: str, model: str) -> Conversion:
         _agent(agent, f"/agents/{index}", context)
     default_timeout = (data.get("performance") or {}).get("default_timeout_ms")
     for index, test in enumerate(data.get("tools") or []):
-        _tool_test(test, default_timeout, f"/tools/{index}", context)
+        tool_test(test, default_timeout, f"/tools/{index}", context)
     for index, evaluation in enumerate(data.get("evals") or []):
         _eval(evaluation, data.get("rubrics") or {}, f"/evals/{index}", context)
     _performance(data.get("performance") or {}, context)
@@ -180,27 +178,6 @@ def _model(value: Any, pointer: str, context: Context) -> tuple[str, str]:
     return context.provider, value
 
 
-def _scenario_name(name: str, pointer: str, context: Context) -> str:
-    taken = {entry["name"] for entry in context.suite["scenarios"]}
-    unique, n = name, 2
-    while unique in taken:
-        unique, n = f"{name} ({n})", n + 1
-    if unique != name:
-        context.notes.append(Note(f"{pointer}/name", "approximated", f"renamed to {unique!r}: the name is taken"))
-    return unique
-
-
-def _tags(values: Any, pointer: str, context: Context) -> list[str]:
-    tags = []
-    for index, tag in enumerate(values or []):
-        slug = re.sub(r"[^-a-zA-Z0-9_]+", "-", tag).strip("-")[:50]
-        if slug != tag:
-            context.notes.append(Note(f"{pointer}/tags/{index}", "approximated", f"tag written as {slug!r}"))
-        if slug and slug not in tags:
-            tags.append(slug)
-    return tags
-
-
 def _judge(scenario: dict[str, Any], rubric: str, threshold: Any, context: Context) -> None:
     """A judge scorer grading against `rubric`, attached to the scenario; the threshold becomes its pass mark."""
     taken = {entry["name"] for entry in context.suite["scorers"]}
@@ -257,7 +234,7 @@ def _agent(agent: Mapping[str, Any], pointer: str, context: Context) -> None:
     for index in range(1, len(agent["servers"])):
         context.unsupported(f"{pointer}/servers/{index}", "a scenario uses one server")
     scenario: dict[str, Any] = {
-        "name": _scenario_name(agent["name"], pointer, context),
+        "name": context.scenario_name(agent["name"], pointer),
         "server": agent["servers"][0],
         "provider": provider,
         "model": model,
@@ -267,8 +244,8 @@ def _agent(agent: Mapping[str, Any], pointer: str, context: Context) -> None:
         scenario["system_prompt"] = context.text(agent["system_prompt"], f"{pointer}/system_prompt")
     _limits(scenario, agent, pointer, context)
     if agent.get("tags"):
-        scenario["tags"] = _tags(agent["tags"], pointer, context)
-    expect = _interpolated(agent.get("expect"), f"{pointer}/expect", context)
+        scenario["tags"] = context.tags(agent["tags"], pointer)
+    expect = context.texts(agent.get("expect"), f"{pointer}/expect")
     context.items += _assertion_pointers(expect, f"{pointer}/expect")
     mapped = map_expects(expect, f"{pointer}/expect", turn_offset=turn_offset)
     context.notes += mapped.notes
@@ -294,17 +271,6 @@ def _assertion_pointers(expect: Any, pointer: str) -> list[str]:
         keys = [f"{pointer}/{key}" for key in expect if key != "assertions"]
         return keys + _assertion_pointers(expect.get("assertions") or [], f"{pointer}/assertions")
     return [f"{pointer}/{index}" for index in range(len(expect or []))]
-
-
-def _interpolated(value: Any, pointer: str, context: Context) -> Any:
-    """Every string in `value` (an expect block, tool arguments) interpolated as a scenario text."""
-    if isinstance(value, str):
-        return context.text(value, pointer)
-    if isinstance(value, Mapping):
-        return {k: _interpolated(v, f"{pointer}/{k}", context) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_interpolated(v, f"{pointer}/{i}", context) for i, v in enumerate(value)]
-    return value
 
 
 def _seconds(value: str, pointer: str, context: Context) -> int:
@@ -336,88 +302,6 @@ def _rubric_text(rubric: Any, pointer: str, named: Mapping[str, Any], context: C
     return ""
 
 
-TOOL_UNSUPPORTED = {
-    "transform": "request/response transforms run a subprocess, which EvalHub does not; transform the value "
-    "with an assertion-level transform instead",
-    "inject_error": "named error injection is not supported",
-}
-
-
-def _tool_test(test: Mapping[str, Any], default_timeout: int | None, pointer: str, context: Context) -> None:
-    """An execution-level scenario: the tool called directly, no model, every assertion gating (as in mcptest)."""
-    context.items.append(pointer)
-    tool, args = test["tool"], _interpolated(test.get("args") or {}, f"{pointer}/args", context)
-    expectations: list[dict[str, Any]] = [{"kind": "tool_called", "tool": tool, "args": args, "match": "exact"}]
-    expect = test.get("expect") or []
-    where = f"{pointer}/expect"
-    if isinstance(expect, Mapping):  # the long form: {assertions: [...], max_duration_ms, response_headers…}
-        if "max_duration_ms" in expect:
-            context.items.append(f"{where}/max_duration_ms")
-            expectations.append({"kind": "max_duration_ms", "max": expect["max_duration_ms"]})
-        for key in expect:
-            if key not in ("assertions", "max_duration_ms"):
-                context.items.append(f"{where}/{key}")
-                context.unsupported(f"{where}/{key}", "no EvalHub check of this (HTTP level)")
-        expect, where = expect.get("assertions") or [], f"{where}/assertions"
-    for index, item in enumerate(expect):
-        context.items.append(f"{where}/{index}")
-        expectations += _tool_assertion(tool, item, f"{where}/{index}", context)
-    for key in test:
-        if key in TOOL_UNSUPPORTED:
-            context.unsupported(f"{pointer}/{key}", TOOL_UNSUPPORTED[key])
-    scenario = {
-        "name": _scenario_name(test["name"], pointer, context),
-        "server": test["server"],
-        "provider": context.provider,
-        "model": context.model,
-        # mcptest calls the tool itself, with no model: EvalHub's execution level does the same.
-        "level": "execution",
-        # A copy: one object in two places would be written out as a YAML anchor and alias.
-        "tool_call": {"tool": tool, "arguments": copy.deepcopy(args)},
-        "prompt": execution_prompt(tool, args),
-        "max_turns": 1,
-        "expected_tools": [tool],
-        "expectations": expectations,
-    }
-    timeout = test.get("timeout_ms", default_timeout)
-    scenario["time_limit_seconds"] = _tool_timeout(timeout, pointer, "timeout_ms" in test, context)
-    if test.get("tags"):
-        scenario["tags"] = _tags(test["tags"], pointer, context)
-    context.scenario_variables(scenario)
-    context.suite["scenarios"].append(scenario)
-
-
-def _tool_assertion(tool: str, item: Mapping[str, Any], pointer: str, context: Context) -> list[dict[str, Any]]:
-    """One result assertion as expectations, through the agent mapping (the test's one call is tool_calls[0])."""
-    item = _interpolated(item, pointer, context)
-    target = item.get("target", "")
-    if not target.startswith("result"):
-        context.unsupported(pointer, f"target {target!r}: a tool test's targets start with result")
-        return []
-    rewritten = {**item, "target": f"tool_results[0].{target}"}
-    mapped = map_expects([{"target": "tool_calls[0].name", "matcher": {"exact": tool}}, rewritten], "")
-    # The first assertion only names the call; notes on the second are this assertion's, under its pointer.
-    context.notes += [
-        Note(pointer + n.pointer[2:], n.status, n.reason.replace("'tool_results[0].", "'"))
-        for n in mapped.notes
-        if n.pointer[:2] == "/1"
-    ]
-    return mapped.expectations[1:]
-
-
-def _tool_timeout(timeout_ms: int | None, pointer: str, given: bool, context: Context) -> int:
-    """A tool call's timeout as the run's time limit (connecting included), in whole seconds within 5..1200."""
-    if timeout_ms is None:
-        reason = f"no timeout_ms: unbounded in mcptest; EvalHub bounds every run, here at its largest ({MOST_SECONDS} s)"
-        context.notes.append(Note(pointer, "approximated", reason))
-        return MOST_SECONDS
-    seconds = min(max(math.ceil(timeout_ms / 1000), 5), MOST_SECONDS)
-    source = "timeout_ms" if given else "performance.default_timeout_ms"
-    reason = f"{source} is the run's time limit, {seconds} s, connecting included (EvalHub allows 5 to 1200 s)"
-    context.notes.append(Note(f"{pointer}/timeout_ms" if given else pointer, "approximated", reason))
-    return seconds
-
-
 def _performance(performance: Mapping[str, Any], context: Context) -> None:
     if "default_timeout_ms" in performance:
         context.items.append("/performance/default_timeout_ms")
@@ -429,7 +313,7 @@ def _performance(performance: Mapping[str, Any], context: Context) -> None:
 def _eval(evaluation: Mapping[str, Any], named: Mapping[str, Any], pointer: str, context: Context) -> None:
     context.items.append(pointer)
     scenario: dict[str, Any] = {
-        "name": _scenario_name(evaluation["name"], pointer, context),
+        "name": context.scenario_name(evaluation["name"], pointer),
         "server": evaluation["server"],
         "provider": context.provider,
         "model": context.model,

@@ -62,7 +62,9 @@ def _plain(value: Any, pointer: str, lines: dict[str, int], seen: set[int]) -> A
     if isinstance(value, CommentedMap | CommentedSeq):
         if id(value) in seen:
             line = lines.get(pointer, 0)
-            raise SourceError("anchors and aliases (&name, *name) are not supported: write the value out", line, pointer)
+            raise SourceError(
+                "anchors and aliases (&name, *name) are not supported: write the value out", line, pointer
+            )
         seen.add(id(value))
     if isinstance(value, CommentedMap):
         out = {}

@@ -31,11 +31,33 @@ TEXTS: dict[str, Any] = {"type": "array", "items": TEXT}
 SCORE: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1}
 TAGS = TEXTS
 PROTOCOL_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-03-26", "2026-07-28"]
-MATCHERS = (
-    "exact contains regex schema snapshot llm-judge llm-jury contains-all contains-any icontains starts-with is-json "
-    "is-valid-tools-call levenshtein is-xml is-sql similar cel factuality answer-relevance context-faithfulness not "
-    "oneOf anyOf allOf"
-).split()
+MATCHERS = [
+    "exact",
+    "contains",
+    "regex",
+    "schema",
+    "snapshot",
+    "llm-judge",
+    "llm-jury",
+    "contains-all",
+    "contains-any",
+    "icontains",
+    "starts-with",
+    "is-json",
+    "is-valid-tools-call",
+    "levenshtein",
+    "is-xml",
+    "is-sql",
+    "similar",
+    "cel",
+    "factuality",
+    "answer-relevance",
+    "context-faithfulness",
+    "not",
+    "oneOf",
+    "anyOf",
+    "allOf",
+]
 
 
 def closed(properties: dict[str, Any], *required: str) -> dict[str, Any]:
@@ -77,7 +99,10 @@ _MATCHER_ARGUMENTS: dict[str, Any] = {
     "answer-relevance": closed({"query": TEXT, **_JUDGED}, "query"),
     "context-faithfulness": closed({"context": TEXT, **_JUDGED}, "context"),
     "not": {"$ref": "#/$defs/matcher"},
-    **{name: {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/matcher"}} for name in ("oneOf", "anyOf", "allOf")},
+    **{
+        name: {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/matcher"}}
+        for name in ("oneOf", "anyOf", "allOf")
+    },
 }
 MATCHER: dict[str, Any] = {
     "type": "object",
@@ -120,7 +145,9 @@ RUBRIC: dict[str, Any] = {
                 "criteria": {
                     "type": "array",
                     "minItems": 1,
-                    "items": closed({"name": TEXT, "description": TEXT, "weight": {"type": "number", "minimum": 0}}, "name"),
+                    "items": closed(
+                        {"name": TEXT, "description": TEXT, "weight": {"type": "number", "minimum": 0}}, "name"
+                    ),
                 },
                 "tree": {"$ref": "#/$defs/tree"},
             }
@@ -236,7 +263,10 @@ SCHEMA: dict[str, Any] = {
         "variables": {"type": "object", "additionalProperties": VARIABLE},
         "tools": {"type": "array", "items": TOOL_TEST},
         "resources": {"type": "array", "items": closed({**_TEST, "uri": TEXT}, "name", "server", "uri")},
-        "prompts": {"type": "array", "items": closed({**_TEST, "prompt": TEXT, "args": OBJECT}, "name", "server", "prompt")},
+        "prompts": {
+            "type": "array",
+            "items": closed({**_TEST, "prompt": TEXT, "args": OBJECT}, "name", "server", "prompt"),
+        },
         "agents": {"type": "array", "items": AGENT},
         "faults": {
             "type": "array",
@@ -328,7 +358,9 @@ def _problems(error: ValidationError) -> list[tuple[str, str]]:
         return [(pointer, f"a matcher has exactly one key (one of {', '.join(MATCHERS)})")]
     if error.validator == "additionalProperties" and "assertions" in error.schema.get("properties", {}):
         pointer = "".join(f"/{part}" for part in error.absolute_path)
-        return [(f"{pointer}/{key}", _expect_key(key)) for key in error.instance if key not in error.schema["properties"]]
+        return [
+            (f"{pointer}/{key}", _expect_key(key)) for key in error.instance if key not in error.schema["properties"]
+        ]
     if error.validator == "anyOf":
         # The branch of the value's own kind says what is wrong inside it; with none of its kind, name the kinds.
         depth = len(error.absolute_path)
@@ -341,7 +373,9 @@ def _problems(error: ValidationError) -> list[tuple[str, str]]:
     return schema_problems(error)
 
 
-_TARGETS = re.compile(r"^(tool_names|tool_calls|tool_results|redundant_tool_calls|final_response|conversation|result)\b")
+_TARGETS = re.compile(
+    r"^(tool_names|tool_calls|tool_results|redundant_tool_calls|final_response|conversation|result)\b"
+)
 
 
 def _expect_key(key: str) -> str:

@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
-from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from evalhub.scenarios.models import Scenario
 from evalhub.suites.mcptest import convert
@@ -107,7 +109,9 @@ ROWS: list[tuple[str, str, dict[str, Any]]] = [
 
 class ConformanceTests:
     @pytest.mark.parametrize(("feature", "body", "expected"), ROWS, ids=[row[0] for row in ROWS])
-    def test_the_feature_means_what_it_means_in_mcptest(self, feature: str, body: str, expected: dict[str, Any]) -> None:
+    def test_the_feature_means_what_it_means_in_mcptest(
+        self, feature: str, body: str, expected: dict[str, Any]
+    ) -> None:
         scenario = scenario_of(body)
         assert {key: scenario.get(key) for key in expected} == expected
 
@@ -160,7 +164,9 @@ class ConformanceTests:
                 prompt: Hi
             """
         )
-        assert converted.suite["providers"] == [{"name": "gw", "base_url": "https://gw.example.com/v1", "models": ["m1"]}]
+        assert converted.suite["providers"] == [
+            {"name": "gw", "base_url": "https://gw.example.com/v1", "models": ["m1"]}
+        ]
 
 
 # (what is wrong, mcptest fragment, the problem: pointer and message)
@@ -171,11 +177,20 @@ REFUSALS: list[tuple[str, str, tuple[str, str]]] = [
         ("/agents/0/max_turns", 'expected an integer, got a string "10"'),
     ),
     ("an unknown top-level key", "varables: {}\n", ("/varables", 'unknown key "varables"; did you mean "variables"?')),
-    ("an unknown key of a test", AGENT + "    prompt: Hi\n    max_turn: 3\n", ("/agents/0/max_turn", 'unknown key "max_turn"; did you mean "max_turns"?')),
+    (
+        "an unknown key of a test",
+        AGENT + "    prompt: Hi\n    max_turn: 3\n",
+        ("/agents/0/max_turn", 'unknown key "max_turn"; did you mean "max_turns"?'),
+    ),
     (
         "a matcher with two keys",
         AGENT + "    prompt: Hi\n    expect:\n      - target: final_response\n        matcher: {exact: a, regex: b}\n",
-        ("/agents/0/expect/0/matcher", "a matcher has exactly one key (one of " + ", ".join(__import__("evalhub.suites.mcptest.schema", fromlist=["MATCHERS"]).MATCHERS) + ")"),
+        (
+            "/agents/0/expect/0/matcher",
+            "a matcher has exactly one key (one of "
+            + ", ".join(__import__("evalhub.suites.mcptest.schema", fromlist=["MATCHERS"]).MATCHERS)
+            + ")",
+        ),
     ),
     (
         "a bare number as a duration",
@@ -197,13 +212,24 @@ REFUSALS: list[tuple[str, str, tuple[str, str]]] = [
         "variables:\n  v: {value: a, from_env: B}\n",
         ("/variables/v", "a variable has exactly one of value or from_env"),
     ),
-    ("an unknown protocol version", "target_versions: ['2099-01-01']\n", ("/target_versions/0", "expected one of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-03-26, 2026-07-28; did you mean \"2025-06-18\"?")),
+    (
+        "an unknown protocol version",
+        "target_versions: ['2099-01-01']\n",
+        (
+            "/target_versions/0",
+            "expected one of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-03-26, 2026-07-28; "
+            'did you mean "2025-06-18"?',
+        ),
+    ),
     (
         "an environment variable without default in a server URL",
         "  remote: {url: 'https://${HOST:?}/mcp'}\n",
-        ("/servers/remote/url", "${HOST:?} reads the environment variable HOST, which EvalHub reads here only as a whole "
-         "server env or header value (a secret reference, resolved where it is used): give it a default, or write "
-         "the value here"),
+        (
+            "/servers/remote/url",
+            "${HOST:?} reads the environment variable HOST, which EvalHub reads here only as a whole "
+            "server env or header value (a secret reference, resolved where it is used): give it a default, or write "
+            "the value here",
+        ),
     ),
 ]
 
@@ -360,7 +386,9 @@ class RoundTripTests:
         max_turns=st.integers(1, 100),
         env_default=st.one_of(st.none(), st.text("abc$ {}", max_size=8)),
     )
-    def test_export_then_apply_is_stable(self, settings: Any, prompt: str, max_turns: int, env_default: str | None) -> None:
+    def test_export_then_apply_is_stable(
+        self, settings: Any, prompt: str, max_turns: int, env_default: str | None
+    ) -> None:
         settings.EVALHUB_SECRET_ENV_ALLOWLIST = ["MCPTEST_*"]
         Scenario.objects.all().delete()
         variable = {"from_env": "MCPTEST_V"} | ({"default": env_default} if env_default is not None else {})
@@ -378,7 +406,14 @@ class RoundTripTests:
                 }
             ],
         }
-        mcptest_import(text=json.dumps(data, ensure_ascii=False), filename="p.yaml", user=None, dry_run=False, schema_url="", **OFFLINE)
+        mcptest_import(
+            text=json.dumps(data, ensure_ascii=False),
+            filename="p.yaml",
+            user=None,
+            dry_run=False,
+            schema_url="",
+            **OFFLINE,
+        )
         exported = suite_export(schema_url="")
         again = suite_apply(text=exported, filename="export.yaml")
         assert again.is_empty, str(again)
