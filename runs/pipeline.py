@@ -30,7 +30,7 @@ from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
 from evalhub.vault import SecretUnavailable
-from runs import cancelling, code_mode, heartbeat
+from runs import cancelling, code_mode, heartbeat, server_override
 from runs.agent import AgentTask, run_agent
 from runs.budgets import Budgets
 from runs.conversation.driver import ConversationDriver, SimulatorFailed, load_simulator_provider
@@ -171,7 +171,7 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
     if simulation is not None and simulation.provider_id is not None and simulator_provider is None:
         raise StepFailed("connect", "deleted", "The simulated user's provider was deleted before the run started.")
     try:
-        server_config = run.server.to_config()
+        server_config = server_override.apply(run.server.to_config(), run.settings.get("server_override"))
         provider_config = run.provider.to_config()
         simulator_config = simulator_provider.to_config() if simulator_provider else None
     except SecretUnavailable as exc:

@@ -23,12 +23,18 @@ from runs.tasks import execute_run, rescore_runs
 
 
 def run_start(
-    *, scenario: Scenario, user: AbstractBaseUser | AnonymousUser | None, model: str = "", judges: str = ""
+    *,
+    scenario: Scenario,
+    user: AbstractBaseUser | AnonymousUser | None,
+    model: str = "",
+    judges: str = "",
+    server_override: dict[str, Any] | None = None,
 ) -> Run:
-    """Reserve quota, create the queued run and queue its task once the transaction commits."""
+    """Reserve quota, create the queued run and queue its task once the transaction commits. `server_override`:
+    `evalhub run`'s server flags (runs/server_override.py), applied by the worker when the run connects."""
     with transaction.atomic():
         reserve_run()
-        run = run_create(scenario=scenario, user=user, model=model, judges=judges)
+        run = run_create(scenario=scenario, user=user, model=model, judges=judges, server_override=server_override)
         events.runs_queued([run])
         return run
 
@@ -43,6 +49,7 @@ def run_create(
     trial: int | None = None,
     tool_mode: str = "",
     judges: str = "",
+    server_override: dict[str, Any] | None = None,
 ) -> Run:
     """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
     an experiment all of its trials at once) inside the same transaction, and announces the runs it created
@@ -82,6 +89,7 @@ def run_create(
             **({"judges": judges} if judges else {}),
             # Resolved by the worker when the run starts (runs/variables.py).
             **({"variables": scenario.variables} if scenario.variables else {}),
+            **({"server_override": server_override} if server_override else {}),
         },
         transcript={"prompt": scenario.prompt, "steps": []},
         experiment_id=cell.experiment_id if cell else None,
@@ -126,12 +134,16 @@ def runs_start_many(
     user: AbstractBaseUser | AnonymousUser | None,
     model: str = "",
     judges: str = "",
+    server_override: dict[str, Any] | None = None,
 ) -> BulkStart:
     """Start each scenario while quota lasts; report how many were queued and how many refused."""
     result = BulkStart()
     for scenario in scenarios:
         try:
-            result.queued.append(run_start(scenario=scenario, user=user, model=model, judges=judges))
+            started = run_start(
+                scenario=scenario, user=user, model=model, judges=judges, server_override=server_override
+            )
+            result.queued.append(started)
         except (QuotaExceeded, SideEffectsUnacknowledged) as exc:
             result.refused += 1
             result.refusal = str(exc)
