@@ -127,7 +127,7 @@ class Command(BaseCommand):
         target.add_argument(
             "--server-auth-bearer-env",
             type=server_override.env_name,
-            default="",
+            default=None,  # argparse would check a default "" as a name
             metavar="ENVVAR",
             help="Send Authorization: Bearer with this variable's value.",
         )
@@ -235,7 +235,7 @@ class Command(BaseCommand):
                 command=options["server_command"],
                 headers=options["header"],
                 header_env=options["header_env"],
-                bearer_env=options["server_auth_bearer_env"],
+                bearer_env=options["server_auth_bearer_env"] or "",
             )
         except ValueError as error:
             raise CommandError(str(error), returncode=EXIT_INFRA) from None
