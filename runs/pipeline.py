@@ -30,7 +30,7 @@ from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
 from evalhub.vault import SecretUnavailable
-from runs import cancelling, code_mode, heartbeat
+from runs import cancelling, code_mode, heartbeat, server_override
 from runs.agent import AgentTask, run_agent
 from runs.budgets import Budgets
 from runs.conversation.driver import ConversationDriver, SimulatorFailed, load_simulator_provider
@@ -43,6 +43,7 @@ from runs.recorder import Recorder
 from runs.run_verdict import VERDICT_FIELDS, apply_verdict
 from runs.scoring import score_run
 from runs.server_connection import server_connection
+from runs.variables import MissingVariable, interpolate_settings
 from runs.verdict.errors import SIMULATOR_STEP
 
 logger = logging.getLogger(__name__)
@@ -105,8 +106,15 @@ def execute_run(run_id: int, *, worker: str) -> Run | None:
 
 
 def _execute(run: Run, simulator_provider: Provider | None) -> None:
-    recorder = Recorder(run)
     started = time.perf_counter()
+    try:
+        _resolve_variables(run)
+    except MissingVariable as exc:
+        _finish(
+            run, started, stop_reason=Run.StopReason.ERROR, error=StepFailed("connect", "missing_variable", str(exc))
+        )
+        return
+    recorder = Recorder(run)
     try:
         stop_reason = anyio.run(_act_until_cancelled, run, recorder, simulator_provider)
     except StepFailed as failure:
@@ -120,6 +128,18 @@ def _execute(run: Run, simulator_provider: Provider | None) -> None:
         _finish(run, started, stop_reason=Run.StopReason.ERROR, error=StepFailed("worker", "internal", _internal(exc)))
         return
     _finish(run, started, stop_reason=stop_reason, error=None)
+
+
+def _resolve_variables(run: Run) -> None:
+    """The scenario's `${name}` variables read from this worker's environment, now (runs/variables.py), into the
+    run's settings and recorded prompt, before anything reads them."""
+    resolved = interpolate_settings(run.settings)
+    if resolved is run.settings:
+        return
+    run.settings = resolved
+    if isinstance(run.transcript, dict) and "prompt" in run.transcript:
+        run.transcript = {**run.transcript, "prompt": resolved["prompt"]}
+    Run.objects.filter(pk=run.pk).update(settings=run.settings, transcript=run.transcript)
 
 
 async def _act_until_cancelled(run: Run, recorder: Recorder, simulator_provider: Provider | None) -> str:
@@ -151,7 +171,7 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
     if simulation is not None and simulation.provider_id is not None and simulator_provider is None:
         raise StepFailed("connect", "deleted", "The simulated user's provider was deleted before the run started.")
     try:
-        server_config = run.server.to_config()
+        server_config = server_override.apply(run.server.to_config(), run.settings.get("server_override"))
         provider_config = run.provider.to_config()
         simulator_config = simulator_provider.to_config() if simulator_provider else None
     except SecretUnavailable as exc:

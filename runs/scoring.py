@@ -24,6 +24,7 @@ from django.db import transaction
 from runs.models import Run, ScoreResult
 from runs.run_verdict import VERDICT_FIELDS, apply_verdict, tool_call_facts
 from runs.snapshots.services import run_snapshots, snapshots_record
+from runs.variables import interpolate
 from scorers.calibration.services import scorer_calibration
 from scorers.calibration.version import expectations_fingerprint, scorer_fingerprint
 from scorers.contract import run_facts, scorer_input
@@ -171,7 +172,9 @@ def _expectations_result(run: Run, record: dict[str, Any]) -> ScoreResult:
         fingerprint=expectations_fingerprint(run.scenario.expectations),
     )
     try:
-        checked = evaluate_expectations(run.scenario.expectations, record, snapshots=run_snapshots(run))
+        # With the values its variables had when the run started (runs/variables.py).
+        expectations = interpolate(run.scenario.expectations, (run.settings or {}).get("variable_values") or {})
+        checked = evaluate_expectations(expectations, record, snapshots=run_snapshots(run))
     except InvalidExpectations as exc:
         # Saved lists are validated, so this means the engine's rules changed since: say what to fix, count 0; the
         # run is then inconclusive (runs.verdict): an invalid check says nothing about the agent.

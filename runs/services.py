@@ -29,11 +29,20 @@ def run_start(
     model: str = "",
     judges: str = "",
     snapshots: str = "",
+    server_override: dict[str, Any] | None = None,
 ) -> Run:
-    """Reserve quota, create the queued run and queue its task once the transaction commits."""
+    """Reserve quota, create the queued run and queue its task once the transaction commits. `server_override`:
+    `evalhub run`'s server flags (runs/server_override.py), applied by the worker when the run connects."""
     with transaction.atomic():
         reserve_run()
-        run = run_create(scenario=scenario, user=user, model=model, judges=judges, snapshots=snapshots)
+        run = run_create(
+            scenario=scenario,
+            user=user,
+            model=model,
+            judges=judges,
+            snapshots=snapshots,
+            server_override=server_override,
+        )
         events.runs_queued([run])
         return run
 
@@ -49,6 +58,7 @@ def run_create(
     tool_mode: str = "",
     judges: str = "",
     snapshots: str = "",
+    server_override: dict[str, Any] | None = None,
 ) -> Run:
     """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
     an experiment all of its trials at once) inside the same transaction, and announces the runs it created
@@ -88,6 +98,9 @@ def run_create(
             **level_settings(scenario),
             **({"judges": judges} if judges else {}),
             **({"snapshots": snapshots} if snapshots else {}),
+            # Resolved by the worker when the run starts (runs/variables.py).
+            **({"variables": scenario.variables} if scenario.variables else {}),
+            **({"server_override": server_override} if server_override else {}),
         },
         transcript={"prompt": scenario.prompt, "steps": []},
         experiment_id=cell.experiment_id if cell else None,
@@ -133,14 +146,21 @@ def runs_start_many(
     model: str = "",
     judges: str = "",
     snapshots: str = "",
+    server_override: dict[str, Any] | None = None,
 ) -> BulkStart:
     """Start each scenario while quota lasts; report how many were queued and how many refused."""
     result = BulkStart()
     for scenario in scenarios:
         try:
-            result.queued.append(
-                run_start(scenario=scenario, user=user, model=model, judges=judges, snapshots=snapshots)
+            started = run_start(
+                scenario=scenario,
+                user=user,
+                model=model,
+                judges=judges,
+                snapshots=snapshots,
+                server_override=server_override,
             )
+            result.queued.append(started)
         except (QuotaExceeded, SideEffectsUnacknowledged) as exc:
             result.refused += 1
             result.refusal = str(exc)

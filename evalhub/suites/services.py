@@ -22,10 +22,11 @@ from evalhub.servers.form_parts import looks_secret_env, url_shape_problem
 from evalhub.servers.models import McpServer
 from evalhub.suites import secrets, store
 from evalhub.suites.mcptest import Conversion, convert
+from evalhub.suites.mcptest.load import load_mcptest
 from evalhub.suites.plan import Plan, Step, make_plan, moves_secrets
 from evalhub.suites.schema import FORMAT_VERSION
 from evalhub.suites.sections import SECTIONS
-from evalhub.suites.source import Source, SourceError, dump, load
+from evalhub.suites.source import Source, SourceError, dump
 from evalhub.suites.validation import InvalidSuite, Problem, read_suite
 
 logger = logging.getLogger(__name__)
@@ -136,6 +137,11 @@ def _secret_problems(data: dict[str, Any], current: dict[str, Any]) -> list[tupl
     """Credentials written as plain values, and references this install may not resolve (new ones only: a
     reference an export wrote for a secret stored here by value keeps that value)."""
     found = []
+    for index, entry in enumerate(data.get("scenarios") or []):
+        # A scenario's variables read the worker's environment: the same allowlist as a secret reference.
+        for name, variable in (entry.get("variables") or {}).items():
+            if (refusal := vault.reference_refusal(variable["env"])) is not None:
+                found.append((f"/scenarios/{index}/variables/{name}/env", refusal))
     for key in ("servers", "providers"):
         for index, entry in enumerate(data.get(key) or []):
             stored = current[key].get(entry["name"], {})
@@ -218,12 +224,13 @@ def mcptest_convert(*, text: str, filename: str, provider: str, model: str, sche
     """An mcptest suite as EvalHub suite text, and the conversion (its notes say what did not carry over).
     Raises InvalidSuite when it cannot be converted: `from_env` is never read here (see mcptest/context.py)."""
     try:
-        source = load(text)
+        source = load_mcptest(text)
     except SourceError as error:
-        raise InvalidSuite([Problem(filename, error.line, "", error.message)]) from None
+        raise InvalidSuite([Problem(filename, error.line, error.pointer, error.message)]) from None
     conversion = convert(source.data, provider=provider, model=model)
     if conversion.problems:
-        raise InvalidSuite(sorted(_located(conversion.problems, source, filename), key=lambda problem: problem.line))
+        # Refused whole, as mcptest refuses to load it: every problem with its line and pointer.
+        raise InvalidSuite(_located(conversion.problems, source, filename))
     header = f"# yaml-language-server: $schema={schema_url}\n# Imported from mcptest {filename}.\n"
     return header + dump(conversion.suite), conversion
 

@@ -53,6 +53,8 @@ class Backend(Protocol):
     where: str
 
     def scenario_ids(self, *, names: list[str], tags: list[str]) -> list[int]: ...
+    # Every scenario's {id, name, tags} (for --include, --exclude, --skip-tag), by name.
+    def scenario_rows(self) -> list[dict[str, Any]]: ...
     def start(
         self,
         *,
@@ -61,6 +63,7 @@ class Backend(Protocol):
         acknowledge_side_effects: bool,
         judges: str = "",
         snapshots: str = "",
+        server_override: dict[str, Any] | None = None,
     ) -> Started: ...
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def records(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
@@ -96,6 +99,10 @@ class LocalBackend:
             found.update(dict.fromkeys(ids))
         return list(found)
 
+    def scenario_rows(self) -> list[dict[str, Any]]:
+        scenarios = Scenario.objects.order_by("name").prefetch_related("tags")
+        return [{"id": s.pk, "name": s.name, "tags": [tag.name for tag in s.tags.all()]} for s in scenarios]
+
     def start(
         self,
         *,
@@ -104,6 +111,7 @@ class LocalBackend:
         acknowledge_side_effects: bool,
         judges: str = "",
         snapshots: str = "",
+        server_override: dict[str, Any] | None = None,
     ) -> Started:
         scenarios = list(Scenario.objects.filter(pk__in=scenario_ids).select_related("server", "provider"))
         scenarios.sort(key=lambda s: scenario_ids.index(s.pk))
@@ -116,7 +124,14 @@ class LocalBackend:
             side_effects_settle(scenarios=scenarios, acknowledge=acknowledge_side_effects, user=AnonymousUser())
         except SideEffectsUnacknowledged as exc:
             raise InfraError(str(exc)) from None
-        result = runs_start_many(scenarios=scenarios, user=None, model=model, judges=judges, snapshots=snapshots)
+        result = runs_start_many(
+            scenarios=scenarios,
+            user=None,
+            model=model,
+            judges=judges,
+            snapshots=snapshots,
+            server_override=server_override,
+        )
         return Started([run.pk for run in result.queued], result.refused, result.refusal)
 
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]:
@@ -218,6 +233,9 @@ class RemoteBackend:
             if not page["items"] or len(items) >= page["total"]:
                 return items
 
+    def scenario_rows(self) -> list[dict[str, Any]]:
+        return self._pages("/scenarios", {})
+
     def start(
         self,
         *,
@@ -226,7 +244,13 @@ class RemoteBackend:
         acknowledge_side_effects: bool,
         judges: str = "",
         snapshots: str = "",
+        server_override: dict[str, Any] | None = None,
     ) -> Started:
+        if server_override:
+            # The API starts runs of stored servers only: a command or URL from a client's flags is not its to run.
+            raise InfraError(
+                "--server-url, --server-command and the header flags work on this EvalHub only (no --url)."
+            )
         body: dict[str, Any] = {"scenario_ids": scenario_ids, "acknowledge_side_effects": acknowledge_side_effects}
         if model:
             body["model"] = model

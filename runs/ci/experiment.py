@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from evalhub.ids import ACCEPTED, parse_id
 from runs.ci.backends import Backend, InfraError
-from runs.ci.runner import EXIT_FAILED, EXIT_INFRA, EXIT_PASSED, EXIT_UNDECIDED, Options
+from runs.ci.runner import EXIT_FAILED, EXIT_INFRA, EXIT_PASSED, EXIT_UNDECIDED, Options, chosen_ids
 from runs.events.stream import EventFilter
 from runs.experiments.matrix import tally_text
 from runs.experiments.reports import gate, matrix_rows, render_experiment_report, to_junit
@@ -70,10 +70,16 @@ def _body(backend: Backend, options: Options, experiment: ExperimentOptions) -> 
     if options.judges:
         body["judges"] = options.judges
     # One tag and nothing else is recorded as the tag, so the experiment can be (and use) the tag's pinned baseline.
-    if len(options.tags) == 1 and not options.scenarios:
+    if options.server_override:
+        raise InfraError("The server flags (--server-url, --server-command, --header…) do not apply to --models yet.")
+    if (
+        len(options.tags) == 1
+        and not options.scenarios
+        and not (options.skip_tags or options.include or options.exclude)
+    ):
         body["tag"] = options.tags[0]
     else:
-        body["scenario_ids"] = backend.scenario_ids(names=options.scenarios, tags=options.tags)
+        body["scenario_ids"] = chosen_ids(backend, options)
     if experiment.baseline == "pinned":
         if "tag" not in body:
             raise InfraError("--baseline pinned needs exactly one --tag: baselines are pinned per tag.")

@@ -21,12 +21,14 @@ from typing import Any, TextIO
 from django.utils import timezone
 
 from runs.ci.backends import Backend, InfraError
+from runs.ci.selection import narrowed
 from runs.events.sse import Event
 from runs.events.stream import GAP, EventFilter
 from runs.models import Run
 from runs.reports import render_report, run_passes
 from runs.reports.formats import score_text, usd, verdict
 from runs.reports.records import is_inconclusive
+from runs.server_override import banner
 
 EXIT_PASSED, EXIT_FAILED, EXIT_INFRA, EXIT_UNDECIDED = 0, 1, 2, 3
 # What `manage.py evalhub run --help` and the README say of each exit code.
@@ -64,6 +66,10 @@ class Options:
     acknowledge_side_effects: bool = False
     judges: str = ""  # "all", "calibrated", or "" for the server's setting
     snapshots: str = ""  # "update" (--update-snapshots), "ci" (CI=true: no new snapshots) or "" (runs.snapshots)
+    skip_tags: list[str] = field(default_factory=list)
+    include: list[str] = field(default_factory=list)  # scenario name patterns (fnmatch)
+    exclude: list[str] = field(default_factory=list)
+    server_override: dict[str, Any] = field(default_factory=dict)  # runs/server_override.py
     poll_seconds: float = 5.0
     worker_timeout: float = 60.0
     timeout: float = 1800.0
@@ -194,6 +200,23 @@ def _wait(backend: Backend, run_ids: list[int], options: Options, progress: Prog
     raise InfraError(f"The event stream of {backend.where} ended.")
 
 
+def chosen_ids(backend: Backend, options: Options) -> list[int]:
+    """The scenarios to run: by --scenario and --tag (or, with --include alone, every one), then narrowed."""
+    if not options.scenarios and not options.tags and not options.include:
+        raise InfraError("Name what to run: --scenario NAME, --tag TAG or --include PATTERN (each may be repeated).")
+    narrowing = options.skip_tags or options.include or options.exclude
+    if not narrowing:
+        return backend.scenario_ids(names=options.scenarios, tags=options.tags)
+    rows = backend.scenario_rows()
+    if options.scenarios or options.tags:
+        ids = set(backend.scenario_ids(names=options.scenarios, tags=options.tags))
+        rows = [row for row in rows if row["id"] in ids]
+    kept = narrowed(rows, skip_tags=options.skip_tags, include=options.include, exclude=options.exclude)
+    if not kept:
+        raise InfraError("No scenario is left once --skip-tag, --include and --exclude are applied.")
+    return kept
+
+
 def run_ci(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: bool) -> int:
     """The whole command; returns its exit code. Infrastructure problems are reported on `err`."""
     try:
@@ -204,9 +227,9 @@ def run_ci(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty:
 
 
 def _run(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: bool) -> int:
-    if not options.scenarios and not options.tags:
-        raise InfraError("Name what to run: --scenario NAME and/or --tag TAG (each may be repeated).")
-    scenario_ids = backend.scenario_ids(names=options.scenarios, tags=options.tags)
+    scenario_ids = chosen_ids(backend, options)
+    if options.server_override:
+        out.write(banner(options.server_override) + "\n")
     started_at = timezone.now()
     if options.wait:
         backend.ping_worker()  # queued first, so a live worker records a heartbeat before it takes the runs
@@ -216,6 +239,7 @@ def _run(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: b
         acknowledge_side_effects=options.acknowledge_side_effects,
         judges=options.judges,
         snapshots=options.snapshots,
+        server_override=options.server_override,
     )
     if started.refused:
         err.write(f"warning: {started.refused} run(s) refused: {started.refusal}\n")

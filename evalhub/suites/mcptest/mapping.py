@@ -15,17 +15,31 @@ MAPPING: tuple[tuple[str, str, str], ...] = (
     ("servers.<name>.auth.oauth / wait_for_ready / http / cassette", "— unsupported", ""),
     ("variables.<name>.value", "interpolated at import into ${name} uses", ""),
     (
-        "variables.<name>.from_env + default",
-        "a whole env/header value: the secret reference ${FROM_ENV}; elsewhere the default",
-        "never read at import; no default there: refused",
+        "variables.<name>.from_env + default, ${VAR:?}, ${VAR:-default}, $VAR",
+        "scenarios[].variables, read by the worker when a run starts; a whole env/header value: the secret "
+        "reference ${VAR}; a server URL/command or rubric: the default",
+        "never read at import; unset at run start: the run errs (inconclusive)",
     ),
-    ("providers.<name> (type openai)", "providers[]: base_url, api_key ${api_key_env}", "organization → header"),
+    ("$$", "a literal $", ""),
+    (
+        "providers.<name> (type openai)",
+        "providers[]: base_url, api_key ${api_key_env}, models (those its tests name)",
+        "organization → header",
+    ),
     ("agents[].name, prompt, system_prompt", "scenarios[].name, prompt, system_prompt", ""),
     ("agents[].model / models[0]", "scenarios[].provider + model", "bare names use the import's provider"),
     ("agents[].models[1:]", "— approximated", "one model per scenario; compare with `evalhub run --models`"),
     ("agents[].servers[0]", "scenarios[].server", "further servers are reported"),
-    ("agents[].max_turns, max_tool_calls, max_tokens, token_budget", "scenarios[]: same names", ""),
-    ("agents[].time_budget", "scenarios[].time_limit_seconds", "rounded up, kept within 5..1200"),
+    (
+        "agents[].max_turns, max_tool_calls, max_tokens, token_budget",
+        "scenarios[]: same names",
+        "defaults max_tokens 1024, max_turns 10; unbounded tool calls: 500 (reported)",
+    ),
+    (
+        "agents[].time_budget",
+        "scenarios[].time_limit_seconds",
+        "rounded up, kept within 5..1200; none: 1200 (reported)",
+    ),
     ("agents[].tags", "scenarios[].tags", ""),
     (
         "expect matchers: exact, contains, contains-all, contains-any, icontains, starts-with, regex, schema, "
@@ -64,7 +78,8 @@ MAPPING: tuple[tuple[str, str, str], ...] = (
     (
         "tools[]",
         "execution-level scenarios[] (level, tool_call): the tool is called directly, no model",
-        "expect on the result → tool_result expectations",
+        "expect (short or long form) → tool_result expectations, all gating; message → description; "
+        "max_duration_ms → max_duration_ms; timeout_ms → time_limit_seconds",
     ),
     ("evals[] (rubric string, criteria, ref)", "scenarios[] + a judge scorer", "threshold → pass_threshold"),
     (

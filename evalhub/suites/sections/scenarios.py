@@ -74,6 +74,25 @@ SECTION = Section(
             'Follow-up user turns {"turns": [...]} or a simulated user {"simulate": {...}}; {} is one prompt.',
             {},
         ),
+        "variables": Field(
+            {
+                "type": "object",
+                "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+                "additionalProperties": {
+                    "type": "object",
+                    "properties": {
+                        "env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+                        "default": {"type": "string"},
+                    },
+                    "required": ["env"],
+                    "additionalProperties": False,
+                },
+            },
+            "`${name}` in the prompt, system prompt, conversation, tool call and expectations reads the environment "
+            "variable `env` (allowlisted like a secret reference) when a run starts, else `default`; `$${` is a "
+            "literal `${`.",
+            {},
+        ),
         "tags": Field(
             {**_NAMES, "items": {"type": "string", "pattern": TAG_PATTERN}},
             "Tags.",

@@ -18,7 +18,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evalhub.suites import cli as suites_cli
-from runs import code_mode
+from runs import code_mode, server_override
 from runs.ci.backends import Backend, LocalBackend, RemoteBackend
 from runs.ci.experiment import ExperimentOptions, run_experiment_ci
 from runs.ci.runner import EXIT_CODES, EXIT_INFRA, Options, run_ci, snapshot_mode
@@ -38,6 +38,20 @@ def _modes(value: str) -> list[str]:
     if unknown:
         raise argparse.ArgumentTypeError(f"not a tool mode: {unknown[0]!r} (use {', '.join(code_mode.MODES)})")
     return list(dict.fromkeys(modes))
+
+
+def _header(value: str) -> tuple[str, str]:
+    try:
+        return server_override.header(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _header_env(value: str) -> tuple[str, str]:
+    try:
+        return server_override.header(value, env=True)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _count(value: str) -> int:
@@ -76,6 +90,46 @@ class Command(BaseCommand):
         )
         run.add_argument(
             "--tag", action="append", default=[], metavar="TAG", help="Every scenario with this tag (repeatable)."
+        )
+        run.add_argument(
+            "--skip-tag", action="append", default=[], metavar="TAG", help="Leave out scenarios with this tag (wins)."
+        )
+        run.add_argument(
+            "--include",
+            action="append",
+            default=[],
+            metavar="PATTERN",
+            help="Only scenarios whose name matches (shell-style, repeatable); alone: from every scenario.",
+        )
+        run.add_argument(
+            "--exclude", action="append", default=[], metavar="PATTERN", help="Leave out scenarios whose name matches."
+        )
+        target = run.add_argument_group(
+            "server override",
+            "Point every run at another deployment without editing its server (a banner names what is overridden; "
+            "this EvalHub only, not --url). Variables are read by the worker, allowlisted like secret references.",
+        )
+        target.add_argument("--server-url", default="", metavar="URL", help="Connect over HTTP here (drops a command).")
+        target.add_argument(
+            "--server-command", default="", metavar="CMD", help="Start this stdio command (split as a shell would)."
+        )
+        target.add_argument(
+            "--header", type=_header, action="append", default=[], metavar="NAME=VALUE", help="Add a header."
+        )
+        target.add_argument(
+            "--header-env",
+            type=_header_env,
+            action="append",
+            default=[],
+            metavar="NAME=ENVVAR",
+            help="Add a header read from the worker's environment.",
+        )
+        target.add_argument(
+            "--server-auth-bearer-env",
+            type=server_override.env_name,
+            default=None,  # argparse would check a default "" as a name
+            metavar="ENVVAR",
+            help="Send Authorization: Bearer with this variable's value.",
         )
         run.add_argument("--model", default="", help="Run on this model instead of each scenario's own.")
         run.add_argument(
@@ -181,9 +235,23 @@ class Command(BaseCommand):
             backend = RemoteBackend(options["url"], key)
         else:
             backend = LocalBackend()
+        try:
+            override = server_override.build(
+                url=options["server_url"],
+                command=options["server_command"],
+                headers=options["header"],
+                header_env=options["header_env"],
+                bearer_env=options["server_auth_bearer_env"] or "",
+            )
+        except ValueError as error:
+            raise CommandError(str(error), returncode=EXIT_INFRA) from None
         ci_options = Options(
             scenarios=options["scenario"],
             tags=options["tag"],
+            skip_tags=options["skip_tag"],
+            include=options["include"],
+            exclude=options["exclude"],
+            server_override=override,
             model=options["model"],
             wait=options["wait"],
             json_path=options["json"],

@@ -13,7 +13,7 @@ from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
 from evalhub.suites.mcptest import MAPPING, convert, mapping_table
-from evalhub.suites.source import load
+from evalhub.suites.mcptest.load import load_mcptest as load
 from evalhub.suites.validation import problems_of
 from scorers.models import Scorer
 
@@ -37,8 +37,8 @@ class ConvertTests:
     def test_the_report_lists_exactly_what_did_not_carry_over(self) -> None:
         _, notes = converted()
         assert notes == [
-            "/compliance: unsupported: protocol compliance checks are not part of EvalHub",
-            "/model_compatibility: unsupported: metadata only; run several models with `evalhub run --models`",
+            "/compliance/0: unsupported: protocol compliance checks are not part of EvalHub",
+            "/model_compatibility/0: unsupported: metadata only; run several models with `evalhub run --models`",
             "/servers/remote/auth/oauth: unsupported: only auth.bearer_token_env is supported",
             "/servers/remote/wait_for_ready: unsupported: no EvalHub server setting for this",
             "/agents/0/models/0: approximated: runs on provider 'EvalHub offline' (choose with --provider)",
@@ -52,7 +52,10 @@ class ConvertTests:
             "similar needs an embeddings model; EvalHub has no embedding matcher",
             "/agents/0/eval/mcp_use: unsupported: judged trace metrics are not supported; use a judge scorer",
             "/agents/0/eval/rubric: approximated: weighted criteria judged together, as one rubric",
-            "/evals/0/prompt: approximated: ${who} is its default: environment variables are not read at import",
+            "/tools/0: approximated: no timeout_ms: unbounded in mcptest; EvalHub bounds every run, here at its "
+            "largest (1200 s)",
+            "/evals/0: approximated: no max_tool_calls or time_budget: unbounded in mcptest; EvalHub bounds every run, "
+            "here at its largest (500 tool calls, 1200 s)",
         ]
 
     def test_agent_fields_and_expectations_map(self) -> None:
@@ -116,8 +119,9 @@ class ConvertTests:
             {"tool": "get_forecast", "arguments": {"latitude": 48.85, "longitude": 2.35}},
             1,
         )
-        # from_env is never read at import (it would read EvalHub's own environment): its default is used.
-        assert evaluation["prompt"] == "Summarize the weather in Paris for world."
+        # from_env is never read at import (it would read EvalHub's own environment): the run reads it.
+        assert evaluation["prompt"] == "Summarize the weather in Paris for ${who}."
+        assert evaluation["variables"] == {"who": {"env": "MCPTEST_WHO", "default": "world"}}
         assert evaluation["pass_threshold"] == 0.6
 
     def test_scripted_turns_become_the_prompt_and_follow_ups_with_per_turn_expectations(self) -> None:
@@ -152,7 +156,9 @@ class ConvertTests:
             "name": "sim",
             "model": "evalhub-offline",
             "servers": ["weather"],
-            "turns": {"simulate": {"goal": "Book a flight to Paris", "persona": "terse", "max_turns": 3, "seed": 1}},
+            "turns": {"simulate": {"goal": "Book a flight to Paris", "persona": "terse", "max_turns": 3}},
+            "max_tool_calls": 5,
+            "time_budget": "60s",
         }
         conversion = convert({"servers": SERVERS, "agents": [agent]}, **OFFLINE)
         (scenario,) = conversion.suite["scenarios"]
@@ -163,7 +169,6 @@ class ConvertTests:
         }
         assert [str(note) for note in conversion.notes] == [
             "/agents/0/model: approximated: runs on provider 'EvalHub offline' (choose with --provider)",
-            "/agents/0/turns/simulate/seed: unsupported: the simulated user takes goal, persona, max_turns",
             "/agents/0/turns/simulate: approximated: the goal is the first user message",
         ]
         assert problems_of(conversion.suite) == []
@@ -189,7 +194,9 @@ class ConvertTests:
         conversion = convert(load(example).data, **OFFLINE)
 
         assert [str(note) for note in conversion.notes] == [
-            "/agents/0/model: approximated: runs on provider 'EvalHub offline' (choose with --provider)"
+            "/agents/0/model: approximated: runs on provider 'EvalHub offline' (choose with --provider)",
+            "/agents/0: approximated: no max_tool_calls or time_budget: unbounded in mcptest; EvalHub bounds every "
+            "run, here at its largest (500 tool calls, 1200 s)",
         ]
         expectations = conversion.suite["scenarios"][0]["expectations"]
         assert [e["kind"] for e in expectations] == ["tool_names", "tool_names", "final_answer"]
@@ -206,16 +213,15 @@ class ConvertTests:
 
         conversion = convert({"servers": SERVERS, "agents": [agent, listed]}, **OFFLINE)
 
-        notes = [str(note) for note in conversion.notes]
-        assert (
-            "/agents/0/expect/final_response: unsupported: final_response is an assertion target, not a key of "
-            "expect: write it under expect (or expect.assertions) as `- target: final_response` with "
-            "`matcher: {…}`" in notes
-        )
-        assert (
-            "/agents/1/expect/0: unsupported: target 'tool_names' with matcher 'not': a matcher has exactly one key"
-            in notes
-        )
+        # mcptest refuses both files; so does the import, saying how they are written.
+        assert conversion.problems == [
+            (
+                "/agents/0/expect/final_response",
+                'unknown key "final_response": final_response is an assertion target, not a key of expect: write '
+                "it under expect (or expect.assertions) as `- target: final_response` with `matcher: {…}`",
+            ),
+            ("/agents/1/expect/0/matcher/not", "expected a mapping, got a list"),
+        ]
 
     def test_the_mapping_table_has_one_row_per_mapping(self) -> None:
         table = mapping_table()
@@ -226,11 +232,11 @@ class ConvertTests:
 @pytest.mark.django_db
 class ImportCommandTests:
     def test_import_creates_everything_and_prints_the_report(self, alice: User, settings: object) -> None:
-        settings.EVALHUB_SECRET_ENV_ALLOWLIST = ["REMOTE_TOKEN", "ACME_KEY", "OPENROUTER_API_KEY"]  # type: ignore[attr-defined]
+        settings.EVALHUB_SECRET_ENV_ALLOWLIST = ["REMOTE_TOKEN", "ACME_KEY", "OPENROUTER_API_KEY", "MCPTEST_WHO"]  # type: ignore[attr-defined]
         out, err = io.StringIO(), io.StringIO()
         call_command("evalhub", "import-mcptest", "-f", str(SUITE), stdout=out, stderr=err)
         assert "Plan: 9 to create, 0 to change, 0 to delete." in out.getvalue()
-        assert "13 item(s) did not carry over exactly:" in err.getvalue()
+        assert "34 item(s): 21 imported exactly, 5 imported with an approximation, 8 refused." in err.getvalue()
         assert sorted(Scenario.objects.values_list("name", flat=True)) == [
             "forecast for Paris",
             "summary on topic",

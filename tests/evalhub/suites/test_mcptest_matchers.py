@@ -234,7 +234,11 @@ def imported_run(alice: User, assertions: list[dict[str, Any]]) -> Run:
     _, conversion = mcptest_import(
         text=suite(assertions), filename="matchers.yaml", user=alice, dry_run=False, schema_url="", **OFFLINE
     )
-    assert [str(note) for note in conversion.notes] == []  # every assertion carried over exactly
+    # Every assertion carried over exactly (the one note left: no timeout_ms, so EvalHub's largest time limit).
+    assert [str(note) for note in conversion.notes] == [
+        "/tools/0: approximated: no timeout_ms: unbounded in mcptest; EvalHub bounds every run, here at its largest "
+        "(1200 s)"
+    ]
     # The test's own interpreter and checkout, as make_demo_server; its tools only read, so calling them is fine.
     McpServer.objects.update(command=PYTHON, cwd=str(PROJECT_DIR), side_effects_acknowledged_at=timezone.now())
     run = run_start(scenario=Scenario.objects.get(name="paris weather"), user=alice)
