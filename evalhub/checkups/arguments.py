@@ -93,7 +93,7 @@ def valid_arguments(schema: Any, *, depth: int = 0, complete: bool = False) -> d
     """Arguments for an object schema: its required properties (all of them when `complete`)."""
     if not isinstance(schema, Mapping):
         return {}
-    properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    properties: Mapping[str, Any] = schema["properties"] if isinstance(schema.get("properties"), Mapping) else {}
     required = [name for name in schema.get("required") or [] if isinstance(name, str)]
     names = list(properties) if complete else required
     return {name: value_for(properties.get(name), depth) for name in names}
@@ -124,7 +124,7 @@ def invalid_variants(schema: Any, valid: Mapping[str, Any]) -> dict[str, dict[st
     first property (a required one if any) of the wrong type. A variant the schema gives no handle for is absent."""
     if not isinstance(schema, Mapping):
         return {}
-    properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    properties: Mapping[str, Any] = schema["properties"] if isinstance(schema.get("properties"), Mapping) else {}
     required = [name for name in schema.get("required") or [] if isinstance(name, str)]
     variants: dict[str, dict[str, Any]] = {}
     if required:

@@ -163,7 +163,9 @@ def _probes(probes: Mapping[str, Mapping[str, Any]]) -> list[Finding]:
     found: list[Finding] = []
     ping = probes.get("ping")
     if ping is not None and ping["outcome"] != "result":
-        found.append(_f("error", "ping_failed", f"ping answered {_answered(ping)}.", "Answer ping at once.", "ping", ""))
+        found.append(
+            _f("error", "ping_failed", f"ping answered {_answered(ping)}.", "Answer ping at once.", "ping", "")
+        )
     for name, method, code, field in (
         ("unknown_method", "an unknown method", mcp_types.METHOD_NOT_FOUND, "error.code"),
         ("bad_params", "tools/call without a name", mcp_types.INVALID_PARAMS, "error.code"),

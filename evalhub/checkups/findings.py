@@ -75,9 +75,7 @@ def section_score(findings: Iterable[Finding]) -> float:
 
 def ordered(findings: Iterable[Finding]) -> list[Finding]:
     """By section, then errors first, then by subject and code: the order every surface shows them in."""
-    return sorted(
-        findings, key=lambda f: (SECTIONS.index(f.section), SEVERITY_ORDER[f.severity], f.subject, f.code)
-    )
+    return sorted(findings, key=lambda f: (SECTIONS.index(f.section), SEVERITY_ORDER[f.severity], f.subject, f.code))
 
 
 def summarise(findings: list[Finding], *, ran: Iterable[Section]) -> Summary:

@@ -62,12 +62,16 @@ def probe(config: ServerConfig, options: ProbeOptions) -> dict[str, Any]:
         }
         session = _Session(conn, options)
         session.tell("compliance", 0, 1)
-        observations["lists"] = {key: session.list(method, item_key, name) for key, method, _, item_key, name in LISTS}
+        observations["lists"] = {
+            key: session.list_all(method, item_key, name) for key, method, _, item_key, name in LISTS
+        }
         if "evals" in info.capabilities:
-            observations["lists"]["evals"] = session.list("evals/list", "evals", "id")
+            observations["lists"]["evals"] = session.list_all("evals/list", "evals", "id")
         observations["probes"] = {
             # The 2026 protocol has no ping: asked only of a session that negotiated an earlier version.
-            "ping": session.ask("ping", None).to_dict() if info.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS else None,
+            "ping": session.ask("ping", None).to_dict()
+            if info.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
+            else None,
             "unknown_method": session.ask(UNKNOWN_METHOD, {}).to_dict(),
             "bad_params": session.ask("tools/call", {"arguments": {}}).to_dict(),
             "unknown_tool": session.ask("tools/call", {"name": UNKNOWN_TOOL, "arguments": {}}).to_dict(),
@@ -92,7 +96,7 @@ class _Session:
     def ask(self, method: str, params: dict[str, Any] | None) -> RawAnswer:
         return self.conn.raw_request(method, params, timeout=self.options.call_seconds)
 
-    def list(self, method: str, item_key: str, name_key: str) -> dict[str, Any]:
+    def list_all(self, method: str, item_key: str, name_key: str) -> dict[str, Any]:
         """Every page of a list, following cursors as sent: the items (each once), how many pages, items seen
         twice, a cursor problem ("loop" or "endless"), or the answer that ended it (`failure`)."""
         items: dict[str, Any] = {}

@@ -59,7 +59,10 @@ def to_markdown(data: dict[str, Any]) -> str:
     ]
     counts = data.get("counts") or {}
     if counts:
-        lines += [f"{counts.get('error', 0)} errors, {counts.get('warning', 0)} warnings, {counts.get('info', 0)} info.", ""]
+        lines += [
+            f"{counts.get('error', 0)} errors, {counts.get('warning', 0)} warnings, {counts.get('info', 0)} info.",
+            "",
+        ]
     if data.get("duration_ms") is not None:
         lines += [f"Took {data['duration_ms'] / 1000:.1f} s.", ""]
     for section in sections(data):

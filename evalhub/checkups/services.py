@@ -21,7 +21,7 @@ from evalhub.checkups import events
 from evalhub.checkups.compliance import compliance_findings
 from evalhub.checkups.findings import Finding, Section, compare, ordered, summarise
 from evalhub.checkups.models import Checkup
-from evalhub.checkups.probe import ProbeOptions, probe
+from evalhub.checkups.probe import ProbeOptions, Progress, probe
 from evalhub.checkups.shipped import shipped_findings, shipped_start
 from evalhub.checkups.static import static_findings
 from evalhub.checkups.sweep import runtime_findings
@@ -102,8 +102,8 @@ def checkup_execute(*, checkup_id: int) -> Checkup | None:
     return checkup_settle(checkup=checkup)
 
 
-def _progress_writer(checkup: Checkup) -> Any:
-    last = {"at": 0.0, "stage": ""}
+def _progress_writer(checkup: Checkup) -> Progress:
+    last: dict[str, Any] = {"at": 0.0, "stage": ""}
 
     def write(stage: str, done: int, total: int) -> None:
         checkup.progress = {"stage": stage, "done": done, "total": total}
@@ -117,7 +117,9 @@ def _progress_writer(checkup: Checkup) -> Any:
 
 
 def _unreachable(checkup: Checkup, exc: McpConnectionError | SecretUnavailable) -> Checkup:
-    error = exc.to_dict() if isinstance(exc, McpConnectionError) else {"kind": "secret_unavailable", "message": str(exc)}
+    error = (
+        exc.to_dict() if isinstance(exc, McpConnectionError) else {"kind": "secret_unavailable", "message": str(exc)}
+    )
     finding = Finding(
         "compliance",
         "error",

@@ -13,7 +13,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 
 from evalhub import background
-from evalhub.checkups.findings import Finding
+from evalhub.checkups.findings import Finding, Severity
 from evalhub.checkups.models import Checkup
 from evalhub.mcp_client import McpConnectionError
 from evalhub.scenarios.models import Scenario
@@ -26,8 +26,10 @@ from runs.quota import QuotaExceeded, reserve_runs
 from runs.services import run_create
 
 
-def _finding(severity: str, code: str, message: str, advice: str, subject: str = "evals/list", evidence: str = ""):  # noqa: ANN202
-    return Finding("shipped_evals", severity, code, message, advice, subject, "", evidence)  # type: ignore[arg-type]
+def _finding(
+    severity: Severity, code: str, message: str, advice: str, subject: str = "evals/list", evidence: str = ""
+) -> Finding:
+    return Finding("shipped_evals", severity, code, message, advice, subject, "", evidence)
 
 
 def shipped_start(*, checkup: Checkup) -> tuple[list[Run], list[Finding]]:
@@ -36,7 +38,9 @@ def shipped_start(*, checkup: Checkup) -> tuple[list[Run], list[Finding]]:
     try:
         server_inspect(server=server)
     except (McpConnectionError, SecretUnavailable, background.Busy) as exc:
-        return [], [_finding("error", "shipped_evals_unlisted", f"Listing the shipped evals failed: {exc}", "Fix evals/list.")]
+        return [], [
+            _finding("error", "shipped_evals_unlisted", f"Listing the shipped evals failed: {exc}", "Fix evals/list.")
+        ]
     shipped_evals_sync(server=server, user=user or AnonymousUser())
     linked = server.scenarios.exclude(shipped_eval_id="").filter(shipped_eval_removed_at=None).order_by("name")
     scenarios = list(linked.select_related("server", "provider"))

@@ -21,7 +21,7 @@ QUALITY_ADVICE: dict[str, tuple[str, str]] = {
     "shipped_evals_capped": ("evals/list", "Ship fewer, smaller evals."),
     "no_description": ("description", "Say what the tool does, what it returns and when to use it."),
     "short_description": ("description", "Say what the tool does, what it returns and when to use it."),
-    "invalid_schema": ("inputSchema", "Make the schema valid JSON Schema with \"type\": \"object\"."),
+    "invalid_schema": ("inputSchema", 'Make the schema valid JSON Schema with "type": "object".'),
     "json_without_output_schema": ("outputSchema", "Declare an outputSchema and return structuredContent."),
     "invalid_name": ("name", "Use 1-128 letters, digits, '_', '-', '.' or '/'."),
     "unclear_name": ("name", "Name the tool after what it does, in one naming style (snake_case)."),

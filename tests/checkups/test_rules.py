@@ -143,4 +143,7 @@ class SweepTests:
             {"uri": "x://a", "template": "", "outcome": "timeout", "message": "", "contents": 0},
         ]
         found = runtime_findings({"reads": reads}, call_seconds=3)
-        assert [(f.severity, f.code) for f in found] == [("info", "template_read_failed"), ("error", "resource_read_failed")]
+        assert [(f.severity, f.code) for f in found] == [
+            ("info", "template_read_failed"),
+            ("error", "resource_read_failed"),
+        ]
