@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
-from evalhub.api.common import WRITE, acting_user, get_or_404, invalid, responses
+from evalhub.api.common import WRITE, acting_user, get_or_404, invalid, require_object_body, responses
 from evalhub.api_keys.auth import auth_for
 from evalhub.checkups import report
 from evalhub.checkups.models import Checkup
@@ -63,14 +63,16 @@ class ReportParams(Schema):
 
 @servers_router.post(
     "/{int:server_id}/checkup",
-    response=responses({202: CheckupQueuedOut}, 403, 404, 429),
+    response=responses({202: CheckupQueuedOut}, 400, 403, 404, 429),
     auth=auth_for(WRITE),
     summary="Check up a server",
 )
-def start_checkup(request: HttpRequest, server_id: int, payload: CheckupIn) -> Status:
+def start_checkup(request: HttpRequest, server_id: int, payload: CheckupIn | None = None) -> Status:
     """Queue a check-up: static quality, protocol compliance, a runtime sweep of every tool, resource and prompt,
     and the server's shipped evals. The first three count as one run of the daily quota; the shipped evals' runs
     are admitted whole or not at all. 429 QUOTA_EXCEEDED when no run is left today."""
+    require_object_body(request, '{"shipped_evals": false}')
+    payload = payload or CheckupIn()
     server = get_or_404(McpServer.objects.all(), "Server", server_id)
     checkup = checkup_start(
         server=server,
