@@ -72,13 +72,12 @@ def start_checkup(request: HttpRequest, server_id: int, payload: CheckupIn | Non
     and the server's shipped evals. The first three count as one run of the daily quota; the shipped evals' runs
     are admitted whole or not at all. 429 QUOTA_EXCEEDED when no run is left today."""
     require_object_body(request, '{"shipped_evals": false}')
-    payload = payload or CheckupIn()
     server = get_or_404(McpServer.objects.all(), "Server", server_id)
     checkup = checkup_start(
         server=server,
         user=acting_user(request),
-        acknowledge_side_effects=payload.acknowledge_side_effects,
-        shipped_evals=payload.shipped_evals,
+        acknowledge_side_effects=payload.acknowledge_side_effects if payload else False,
+        shipped_evals=payload.shipped_evals if payload else True,
     )
     return Status(202, {"id": checkup.pk, "status": checkup.status, "url": f"/api/v1/checkups/{checkup.pk}"})
 
