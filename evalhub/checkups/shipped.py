@@ -96,8 +96,11 @@ def shipped_findings(run_ids: list[int]) -> list[Finding] | None:
                 "warning" if inconclusive else "error",
                 "shipped_eval_inconclusive" if inconclusive else "shipped_eval_failed",
                 f"The server's own eval {eval_id!r} "
-                + ("was inconclusive" if inconclusive else f"failed: {run.failure_reason or run.failure_cause}"),
-                "Run it again." if inconclusive else "Fix the server (or the eval) until its own eval passes.",
+                + ("was not decided" if inconclusive else "failed")
+                + (f": {run.failure_reason}" if run.failure_reason else "."),
+                "Open the run: an outage or a skipped judge (no judge model) leaves it undecided; check up again."
+                if inconclusive
+                else "Fix the server (or the eval) until its own eval passes.",
                 subject=eval_id,
                 evidence=f"run {run.pk}",
             )

@@ -55,7 +55,8 @@ def call_facts(
             content_agrees=None if structured is None else _content_agrees(result.get("content"), structured),
             schema_validation=check_output_schema(dict(tool), result),
             meta_keys=own_meta_keys(result.get("_meta")),
-            preview=json.dumps(result, ensure_ascii=False)[:PREVIEW_CHARS],
+            # What the tool said, without the _meta stamps (its own keys are in meta_keys).
+            preview=json.dumps({k: v for k, v in result.items() if k != "_meta"}, ensure_ascii=False)[:PREVIEW_CHARS],
         )
     return facts
 
