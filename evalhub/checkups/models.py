@@ -57,9 +57,11 @@ class Checkup(models.Model):
         return [Finding.of(item) for item in self.findings]
 
     def verdict(self) -> str:
-        """ "PASS", "FAIL", or the status while it is not finished."""
+        """ "PASS", "FAIL", "ERROR" (EvalHub failed: no verdict), or the status while it is not finished."""
         if not self.is_done:
             return self.status
+        if self.passed is None:
+            return "ERROR"
         return "PASS" if self.passed else "FAIL"
 
     def to_dict(self) -> dict[str, Any]:

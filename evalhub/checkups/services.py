@@ -84,6 +84,14 @@ def checkup_execute(*, checkup_id: int) -> Checkup | None:
         observations = probe(server.to_config(), options)
     except (McpConnectionError, SecretUnavailable) as exc:
         return _unreachable(checkup, exc)
+    except Exception:
+        # EvalHub's own failure: the check-up ends (with no verdict) rather than stay "running" for ever.
+        Checkup.objects.filter(pk=checkup.pk).update(
+            status=Checkup.Status.FINISHED,
+            finished_at=timezone.now(),
+            error={"kind": "internal_error", "message": "EvalHub failed during the check-up; see its log."},
+        )
+        raise
     tools = observations["lists"]["tools"]["items"]
     findings = (
         static_findings(tools, observations["calls"])

@@ -64,6 +64,15 @@ class CheckupApiTests:
         assert_error(response, 429, "QUOTA_EXCEEDED")
         assert not Checkup.objects.exists()
 
+    def test_a_body_that_is_not_an_object_is_refused(self, alice: User) -> None:
+        client = key_client(alice, ["evaluate:read", "evaluate:write"])
+        response = client.post(
+            f"/api/v1/servers/{make_demo_server().pk}/checkup", "true", content_type="application/json"
+        )
+        error = assert_error(response, 400, "VALIDATION_ERROR")
+        assert error["message"] == 'The body must be a JSON object such as {"shipped_evals": false}, or empty.'
+        assert not Checkup.objects.exists()
+
     def test_an_unknown_checkup_is_404(self, alice: User) -> None:
         assert_error(key_client(alice, ["evaluate:read"]).get("/api/v1/checkups/999"), 404, "RESOURCE_NOT_FOUND")
 
