@@ -199,6 +199,9 @@ def server_on_the_fly(*, url: str = "", command: str = "") -> McpServer:
         fields["connect_timeout"] = 120.0
     else:
         fields = {"transport": McpServer.Transport.HTTP, "url": url}
-    name = f"Check-up: {command or url}"[:120]
-    server, _ = McpServer.objects.get_or_create(name=name, defaults=fields)
+    name = (command or url)[:120]
+    server, created = McpServer.objects.get_or_create(name=name, defaults=fields)
+    target = " ".join([fields["command"], *fields["args"]]) if command else url
+    if not created and server.target != target:
+        raise ValueError(f"A server named {name!r} already exists with another target; check it up with --server.")
     return server

@@ -18,7 +18,7 @@ from runs.events.models import RunEvent
 from runs.models import Run
 from tests.api.conftest import key_client
 from tests.api.helpers import assert_error
-from tests.base import make_demo_server
+from tests.base import PYTHON, make_demo_server
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -95,11 +95,23 @@ class CheckupCliTests:
             call_command("evalhub", "checkup", "--server", "nope")
         assert exit_.value.code == 2
 
-    def test_a_failing_server_exits_1(self) -> None:
-        command = f"{Path(__file__).with_name('noncompliant_server.py')}"
+    def test_a_failing_server_exits_1_and_is_registered_on_the_fly(self) -> None:
+        command = f"{PYTHON} {Path(__file__).with_name('noncompliant_server.py')}"
         with pytest.raises(SystemExit) as exit_:
-            call_command("evalhub", "checkup", "--command", f"python {command}", "--no-shipped-evals")
+            call_command("evalhub", "checkup", "--command", command, "--no-shipped-evals")
         assert exit_.value.code == 1
+        checkup = Checkup.objects.select_related("server").get()
+        assert (checkup.server.name, checkup.server.target) == (command, command)
+        assert checkup.error is None
+        assert any(f["code"] == "pagination_loop" for f in checkup.findings)
+
+    def test_a_name_taken_by_another_target_is_refused(self, capsys: pytest.CaptureFixture[str]) -> None:
+        make_demo_server(name="npx -y some-server")
+        with pytest.raises(SystemExit) as exit_:
+            call_command("evalhub", "checkup", "--command", "npx -y some-server")
+        assert exit_.value.code == 2
+        assert "already exists with another target" in capsys.readouterr().err
+        assert not Checkup.objects.exists()
 
     @pytest.mark.skipif(shutil.which("npx") is None, reason="npx is not installed")
     def test_the_reference_everything_server(self, capsys: pytest.CaptureFixture[str]) -> None:
