@@ -231,6 +231,8 @@ api.add_decorator(with_rate_limit_headers, mode="view")
 
 def _mount_routers() -> None:
     from evalhub.api.system import router as system_router
+    from evalhub.checkups.api import router as checkups_router
+    from evalhub.checkups.api import servers_router as checkup_servers_router
     from evalhub.scenarios.api import router as scenarios_router
     from evalhub.server_evals.api import servers_router as shipped_evals_router
     from evalhub.server_evals.api import tools_router
@@ -247,6 +249,8 @@ def _mount_routers() -> None:
     api.add_router("/servers", servers_router, tags=["servers"])
     api.add_router("/servers", shipped_evals_router, tags=["shipped evals"])
     api.add_router("/tools", tools_router, tags=["shipped evals"])
+    api.add_router("/servers", checkup_servers_router, tags=["check-ups"])
+    api.add_router("/checkups", checkups_router, tags=["check-ups"])
     api.add_router("/scenarios", scenarios_router, tags=["scenarios"])
     api.add_router("/runs", runs_router, tags=["runs"])
     api.add_router("/runs", reviews_router, tags=["reviews"])

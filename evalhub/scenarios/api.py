@@ -23,6 +23,7 @@ from evalhub.api.common import (
     invalid,
     paginate,
     patched,
+    require_object_body,
     responses,
 )
 from evalhub.api_keys.auth import auth_for
@@ -274,13 +275,7 @@ def duplicate_scenario(request: HttpRequest, scenario_id: int) -> Status:
 )
 def start_run(request: HttpRequest, scenario_id: int, payload: RunStartIn | None = None) -> Status:
     """Queue one run (429 QUOTA_EXCEEDED when today's quota is used up). `model` overrides the scenario's model."""
-    try:
-        body_ok = isinstance(json.loads(request.body or b"null"), dict | None)
-    except ValueError:
-        body_ok = False
-    if not body_ok:
-        # ninja reads a falsy JSON body (false, 0, "") as no fields at all; it is a client's mistake all the same.
-        raise invalid('The body must be a JSON object such as {"model": "gpt-4o"}, or empty.', field="body")
+    require_object_body(request, '{"model": "gpt-4o"}')
     scenario = _get(scenario_id)
     model = (payload.model or "").strip() if payload else ""
     served = list(scenario.provider.model_names)

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from evalhub.checkups import cli as checkup_cli
 from evalhub.suites import cli as suites_cli
 from runs import code_mode, server_override
 from runs.ci.backends import Backend, LocalBackend, RemoteBackend
@@ -72,8 +73,11 @@ class Command(BaseCommand):
     help = "CI: start runs of scenarios (by name or tag), optionally wait, print a summary, write JSON/JUnit."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        actions = parser.add_subparsers(dest="action", required=True, metavar="run|" + "|".join(suites_cli.ACTIONS))
+        actions = parser.add_subparsers(
+            dest="action", required=True, metavar="run|checkup|" + "|".join(suites_cli.ACTIONS)
+        )
         suites_cli.add_parsers(actions)
+        checkup_cli.add_parser(actions)
         run = actions.add_parser(
             "run",
             help="Start runs and report on them.",
@@ -220,6 +224,11 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["action"] == "checkup":
+            code = checkup_cli.run(options, self.stdout, self.stderr)  # type: ignore[arg-type]
+            if code:
+                sys.exit(code)
+            return
         if options["action"] in suites_cli.ACTIONS:
             code = suites_cli.run(options["action"], options, self.stdout, self.stderr)  # type: ignore[arg-type]
             if code:
