@@ -43,13 +43,15 @@ def run_create(
     trial: int | None = None,
     tool_mode: str = "",
     judges: str = "",
+    variant: dict[str, Any] | None = None,
 ) -> Run:
     """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
     an experiment all of its trials at once) inside the same transaction, and announces the runs it created
     (events.runs_queued: one write for a whole experiment).
 
     `judges` ("all" or "calibrated"): which gating judges decide its verdict (runs.scoring.gate_judges); empty
-    leaves it to the site's setting when the run is scored.
+    leaves it to the site's setting when the run is scored. `variant` (runs/variants) is the tool surface the
+    model is offered instead of the server's own.
 
     Raises SideEffectsUnacknowledged for an execution-level scenario whose server's side effects nobody accepted.
     """
@@ -80,6 +82,7 @@ def run_create(
             "tool_errors_expected": scenario.tool_errors_expected,
             **level_settings(scenario),
             **({"judges": judges} if judges else {}),
+            **({"variant": variant} if variant else {}),
         },
         transcript={"prompt": scenario.prompt, "steps": []},
         experiment_id=cell.experiment_id if cell else None,

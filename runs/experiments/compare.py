@@ -1,15 +1,17 @@
 """Comparing a candidate experiment with a baseline, cell by cell, from their stored cells (two queries).
 
-Cells match on (scenario, model). Each cell present in both gets a verdict from runs.experiments.stats (Fisher's
-exact test on decided trials only; a single-trial flip counts) and deltas; cells on one side only are new or
-removed, and a finished cell with no decided trial leaves its row undecided.
+Cells match on (scenario, model, tool mode, variant). Each cell present in both gets a verdict from
+runs.experiments.stats (Fisher's exact test on decided trials only; a single-trial flip counts) and deltas; cells on
+one side only are new or removed, and a finished cell with no decided trial leaves its row undecided.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import cached_property
 from html import escape
+from operator import attrgetter
 from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
@@ -220,9 +222,12 @@ def compare_experiments(
     baseline: Experiment,
     candidate_cells: list[ExperimentCell],
     baseline_cells: list[ExperimentCell],
+    key: Callable[[ExperimentCell], Hashable] = attrgetter("key"),
 ) -> Comparison:
-    before = {cell.key: CellView(cell) for cell in baseline_cells}
-    after = {cell.key: CellView(cell) for cell in candidate_cells}
+    """`key` is what makes two cells the same cell: ExperimentCell.key between experiments; within one, the
+    variants' comparison (runs/variants/compare.py) leaves the variant out."""
+    before = {key(cell): CellView(cell) for cell in baseline_cells}
+    after = {key(cell): CellView(cell) for cell in candidate_cells}
     keys = [*after, *(key for key in before if key not in after)]
     rows = []
     for key in keys:
