@@ -32,6 +32,10 @@ class ToolStats:
     wrong_tool: int = 0
 
     @property
+    def scenario_names(self) -> list[str]:
+        return sorted(self.scenarios)
+
+    @property
     def error_rate(self) -> float | None:
         return self.errors / self.calls if self.calls else None
 
@@ -67,7 +71,7 @@ class ToolStats:
             "argument_error_calls": self.argument_error_calls,
             "argument_error_rate": self.argument_error_rate,
             "argument_errors": self.argument_errors,
-            "scenarios": sorted(self.scenarios),
+            "scenarios": self.scenario_names,
             "failure_modes": dict(self.failure_modes),
         }
 

@@ -10,6 +10,7 @@ unknown tool, as for any name the model invents.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -181,3 +182,30 @@ def minimal(variant: Variant, tools: Sequence[Mapping[str, Any]]) -> Variant:
         if kept:
             changed[name] = kept
     return Variant(name=variant.name, tools=changed, hide=variant.hide, rename=dict(variant.rename))
+
+
+def surface_text(tools: Sequence[Mapping[str, Any]]) -> str:
+    """What the model is offered, as text a line diff reads well: per tool its name, description and input
+    schema (indented JSON, keys sorted)."""
+    blocks = []
+    for tool in tools:
+        schema = json.dumps(tool.get("inputSchema") or {"type": "object"}, indent=2, sort_keys=True, ensure_ascii=False)
+        description = str(tool.get("description") or "").strip() or "(no description)"
+        blocks.append(
+            f"{tool['name']}\n  {description.replace(chr(10), chr(10) + '  ')}\n  " + schema.replace("\n", "\n  ")
+        )
+    return "\n\n".join(blocks)
+
+
+def variant_from_text(text: str, tools: Sequence[Mapping[str, Any]], *, where: str = "variant") -> Variant | None:
+    """The variant a user wrote in the editor (JSON), reduced to what it changes of `tools`; None when it changes
+    nothing (the editor starts as the surface itself). VariantInvalid names the line of a JSON syntax error."""
+    if not text.strip():
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise VariantInvalid(f"{where}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}.") from None
+    variant = minimal(parse_variant(data, where=where), tools)
+    check_against(variant, [str(tool["name"]) for tool in tools], where=where)
+    return variant if variant.named_tools else None

@@ -1,0 +1,82 @@
+"""The variant editor's helpers (the surface to start from, the diff of an edit) and the page of an experiment's
+variants: each against the server as it is, with what it changed."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET, require_POST
+
+from evalhub.ids import parse_id
+from evalhub.servers.models import McpServer
+from runs.experiments.forms import editor_text, server_tools
+from runs.experiments.models import Experiment
+from runs.tool_usage.services import experiment_tool_usage
+from runs.variants.compare import variant_comparisons
+from runs.variants.surface import VariantInvalid, apply_variant, parse_variant, surface_text, variant_from_text
+from scorers.version_diff import DiffLine, diff_lines
+
+
+def variant_diff_lines(variant_record: dict[str, object] | None, tools: list[dict[str, object]]) -> list[DiffLine]:
+    """What the model is offered as served against under the variant, line by line, for the tools it changes."""
+    variant = parse_variant(variant_record) if variant_record else None
+    named = [tool for tool in tools if variant is None or tool["name"] in variant.named_tools]
+    return diff_lines(surface_text(named), surface_text(apply_variant(variant, named).tools))
+
+
+@require_GET
+def variant_surface(request: HttpRequest) -> HttpResponse:
+    """The editor, filled with the chosen server's surface (the form swaps it in when the server changes)."""
+    server = get_object_or_404(McpServer, pk=parse_id(request.GET.get("variant_server", "")) or 0)
+    return render(request, "variants/_variant_editor.html", {"text": editor_text(server)})
+
+
+@require_POST
+def variant_diff(request: HttpRequest) -> HttpResponse:
+    """The diff of the editor's variant against the server as it is, or what is wrong with it."""
+    server = McpServer.objects.filter(pk=parse_id(request.POST.get("variant_server", "")) or 0).first()
+    context: dict[str, object] = {}
+    if server is None:
+        context["error"] = "Choose the server whose tool surface the variant changes."
+    else:
+        tools = server_tools(server)
+        try:
+            variant = variant_from_text(request.POST.get("variant", ""), tools)
+        except VariantInvalid as exc:
+            context["error"] = str(exc)
+        else:
+            context["variant"] = variant
+            context["diff"] = variant_diff_lines(variant.record() if variant else None, tools)
+    return render(request, "variants/_variant_diff.html", context)
+
+
+@require_GET
+def experiment_variants(request: HttpRequest, experiment_id: int) -> HttpResponse:
+    """Each variant against the server as it is (regressed / fixed with Fisher's p, the first divergence of a
+    regressed cell, the diff of what the model was offered), then which tool was confused in each column and the
+    per-tool figures of all its trials (runs.tool_usage)."""
+    experiment = get_object_or_404(Experiment, pk=experiment_id)
+    cells = list(experiment.cells.all())
+    first = next((cell.scenario for cell in cells if cell.scenario is not None), None)
+    tools = server_tools(first.server) if first is not None else []
+    sections = []
+    for index, compared in enumerate(variant_comparisons(experiment, cells)):
+        rows = compared.comparison.html_rows()
+        record = experiment.variant_list[index]
+        sections.append(
+            {
+                "name": compared.variant,
+                "comparison": compared.comparison,
+                "rows": rows,
+                "diff": variant_diff_lines(record, tools),
+            }
+        )
+    confusions, usage = experiment_tool_usage(experiment)
+    context = {
+        "section": "experiments",
+        "experiment": experiment,
+        "sections": sections,
+        "confusions": confusions,
+        "usage": usage,
+    }
+    return render(request, "variants/experiment_variants.html", context)
