@@ -5,6 +5,7 @@ a variant's cell matched to the as-served cell of the same scenario, model and t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from runs.experiments.compare import Comparison, compare_experiments
 from runs.experiments.models import Experiment, ExperimentCell
@@ -37,3 +38,8 @@ def variant_comparisons(experiment: Experiment, cells: list[ExperimentCell]) -> 
         )
         for name in (str(variant["name"]) for variant in experiment.variant_list)
     ]
+
+
+def variant_records(experiment: Experiment, cells: list[ExperimentCell]) -> list[dict[str, Any]]:
+    """The comparisons as the API and the CLI read them."""
+    return [{"variant": v.variant, **v.comparison.record()} for v in variant_comparisons(experiment, cells)]
