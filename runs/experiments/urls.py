@@ -15,4 +15,6 @@ urlpatterns = [
     path("<int:experiment_id>/variants/", variant_views.experiment_variants, name="variants"),
     path("variants/surface/", variant_views.variant_surface, name="variant_surface"),
     path("variants/diff/", variant_views.variant_diff, name="variant_diff"),
+    path("cells/<int:cell_id>/suggest/", variant_views.cell_suggest, name="cell_suggest"),
+    path("cells/<int:cell_id>/run-variant/", variant_views.cell_run_variant, name="cell_run_variant"),
 ]

@@ -1,18 +1,26 @@
-"""The variant editor's helpers (the surface to start from, the diff of an edit) and the page of an experiment's
-variants: each against the server as it is, with what it changed."""
+"""The variant editor's helpers (the surface to start from, the diff of an edit), the page of an experiment's
+variants (each against the server as it is, with what it changed), and suggesting a variant from a cell's failed
+trials, then running it in one click."""
 
 from __future__ import annotations
 
+import json
+
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
-from django.views.decorators.http import require_GET, require_POST
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evalhub.ids import parse_id
 from evalhub.servers.models import McpServer
 from runs.experiments.forms import editor_text, server_tools
-from runs.experiments.models import Experiment
+from runs.experiments.models import Experiment, ExperimentCell
+from runs.experiments.services import ExperimentInvalid
+from runs.quota import QuotaExceeded
 from runs.tool_usage.services import experiment_tool_usage
 from runs.variants.compare import variant_comparisons
+from runs.variants.services import failed_trials, variant_run, variant_suggest
+from runs.variants.suggest import trial_text
 from runs.variants.surface import VariantInvalid, apply_variant, parse_variant, surface_text, variant_from_text
 from scorers.version_diff import DiffLine, diff_lines
 
@@ -78,5 +86,51 @@ def experiment_variants(request: HttpRequest, experiment_id: int) -> HttpRespons
         "sections": sections,
         "confusions": confusions,
         "usage": usage,
+        # Cells a rewritten description might help: a suggestion learns from their failed trials.
+        "failing": [cell for cell in cells if cell.counted > cell.passes and cell.scenario_id is not None],
     }
     return render(request, "variants/experiment_variants.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def cell_suggest(request: HttpRequest, cell_id: int) -> HttpResponse:
+    """A cell's failed trials; on POST, the generation model's suggestion: its diff, and the variant in an editor
+    to change and run."""
+    cell = get_object_or_404(ExperimentCell.objects.select_related("experiment", "scenario__server"), pk=cell_id)
+    trials = failed_trials(cell)
+    context: dict[str, object] = {
+        "section": "experiments",
+        "cell": cell,
+        "trials": [(trial.run_id, trial_text(trial)) for trial in trials],
+    }
+    if request.method == "POST":
+        try:
+            suggestion = variant_suggest(cell=cell, trials=trials)
+        except ExperimentInvalid as exc:
+            context["error"] = str(exc)
+        else:
+            context["suggestion"] = suggestion
+            if suggestion.variant is not None and cell.scenario is not None:
+                record = suggestion.variant.record()
+                context["diff"] = variant_diff_lines(record, server_tools(cell.scenario.server))
+                context["text"] = json.dumps(record, indent=2, ensure_ascii=False)
+    return render(request, "variants/cell_suggest.html", context)
+
+
+@require_POST
+def cell_run_variant(request: HttpRequest, cell_id: int) -> HttpResponse:
+    """Run the (edited) suggestion as a variant of the cell, beside the server as it is."""
+    cell = get_object_or_404(ExperimentCell.objects.select_related("experiment", "scenario__server"), pk=cell_id)
+    text = request.POST.get("variant", "")
+    try:
+        if cell.scenario is None:
+            raise ExperimentInvalid("This cell's scenario was deleted: it cannot run again.", field="cell")
+        variant = variant_from_text(text, server_tools(cell.scenario.server))
+        if variant is None:
+            raise ExperimentInvalid("The variant changes nothing: edit a description first.", field="variant")
+        experiment = variant_run(cell=cell, variant=variant, user=request.user)
+    except (VariantInvalid, ExperimentInvalid, QuotaExceeded) as exc:
+        context = {"section": "experiments", "cell": cell, "error": str(exc), "text": text, "trials": []}
+        return render(request, "variants/cell_suggest.html", context, status=400)
+    messages.success(request, f"Queued {experiment.total_runs} runs: the variant beside the server as it is.")
+    return redirect("experiments:variants", experiment_id=experiment.pk)
