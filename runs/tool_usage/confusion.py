@@ -43,6 +43,17 @@ class Confusion:
         """Counts off the diagonal."""
         return sum(count for (e, c), count in self.counts.items() if e != c)
 
+    @property
+    def hits(self) -> int:
+        """Counts on the diagonal: the expected tool was called."""
+        return sum(count for (e, c), count in self.counts.items() if e == c)
+
+    @property
+    def misses(self) -> list[tuple[str, str, int]]:
+        """(expected, called instead, count) off the diagonal, most first: one line per day on a scenario's page."""
+        off = [(e, c, count) for (e, c), count in self.counts.items() if e != c]
+        return sorted(off, key=lambda miss: (-miss[2], miss[0], miss[1]))
+
     def add(self, expected: str, called: str, run_id: int) -> None:
         key = (expected, called)
         self.counts[key] = self.counts.get(key, 0) + 1

@@ -70,7 +70,7 @@ class SuggestTests:
         assert "- called no tool" in prompt and "- search_flights: Find the direct flights" in prompt
         assert "Suggested by gpt-4o: Name what it lists." in page
         assert f"+</td><td><code>  {REWRITTEN}</code>" in page
-        assert "−</td><td><code>  Find the direct flights" in page
+        assert "\N{MINUS SIGN}</td><td><code>  Find the direct flights" in page
 
         response = client.post(
             reverse("experiments:cell_run_variant", args=[cell.pk]),

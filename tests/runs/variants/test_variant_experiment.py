@@ -63,4 +63,7 @@ class VariantExperimentTests:
         assert "5/5 → 0/5 · p 0.008" in page
         assert "First divergence" in page
         assert 'data-expected="search_flights" data-called="(not called)"><strong>5</strong>' in page
-        assert "−</td><td><code>  Find the direct flights" in page and "+</td><td><code>  Lists flights.</code>" in page
+        assert (
+            "\N{MINUS SIGN}</td><td><code>  Find the direct flights" in page
+            and "+</td><td><code>  Lists flights.</code>" in page
+        )
