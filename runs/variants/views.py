@@ -29,7 +29,28 @@ def variant_diff_lines(variant_record: dict[str, object] | None, tools: list[dic
     """What the model is offered as served against under the variant, line by line, for the tools it changes."""
     variant = parse_variant(variant_record) if variant_record else None
     named = [tool for tool in tools if variant is None or tool["name"] in variant.named_tools]
-    return diff_lines(surface_text(named), surface_text(apply_variant(variant, named).tools))
+    return _collapsed(diff_lines(surface_text(named), surface_text(apply_variant(variant, named).tools)))
+
+
+def _collapsed(lines: list[DiffLine], context: int = 2) -> list[DiffLine]:
+    """Unchanged lines more than `context` away from a change become one "… N unchanged lines": a rewritten
+    description should not be read under its tool's whole unchanged input schema."""
+    changed = [i for i, line in enumerate(lines) if line.kind != "same"]
+    near = {j for i in changed for j in range(i - context, i + context + 1)}
+    kept: list[DiffLine] = []
+    skipped = 0
+    for index, line in enumerate(lines):
+        # A tool's name (its block's only unindented line) always stays: it says what the change is about.
+        if line.kind == "same" and index not in near and line.text.startswith(" "):
+            skipped += 1
+            continue
+        if skipped:
+            kept.append(DiffLine("skipped", f"… {skipped} unchanged line{'s' if skipped != 1 else ''}", None, None))
+            skipped = 0
+        kept.append(line)
+    if skipped:
+        kept.append(DiffLine("skipped", f"… {skipped} unchanged line{'s' if skipped != 1 else ''}", None, None))
+    return kept
 
 
 @require_GET
