@@ -235,10 +235,10 @@ def compare_experiments(
     variants' comparison (runs/variants/compare.py) leaves the variant out."""
     before = {key(cell): CellView(cell) for cell in baseline_cells}
     after = {key(cell): CellView(cell) for cell in candidate_cells}
-    keys = [*after, *(key for key in before if key not in after)]
+    keys = [*after, *(same for same in before if same not in after)]
     rows = []
-    for key in keys:
-        old, new = before.get(key), after.get(key)
+    for same in keys:
+        old, new = before.get(same), after.get(same)
         named = (new or old).cell  # type: ignore[union-attr]
         old_outcome, new_outcome = _outcome(old), _outcome(new)
         verdict, p_value = None, None

@@ -96,7 +96,7 @@ class ExperimentForm(forms.Form):
             {"hx-get": reverse("experiments:variant_surface"), "hx-target": "#id_variant", "hx-swap": "outerHTML"}
         )
         if not self.is_bound:
-            server = self.initial.get("variant_server") or server_field.queryset.first()
+            server = self.initial.get("variant_server") or server_field.queryset.order_by("name").first()  # type: ignore[union-attr]
             if isinstance(server, McpServer):
                 self.initial.update(variant_server=server, variant=editor_text(server))
 

@@ -48,7 +48,7 @@ def run_facts(
     calls = tuple(
         Call(
             name=str(record.get("toolName", "")),
-            args=record.get("args") if isinstance(record.get("args"), dict) else {},
+            args=args if isinstance(args := record.get("args"), dict) else {},
             is_error=bool(record.get("isError")) and not record.get("notExecuted"),
             malformed="rawArguments" in record,
         )

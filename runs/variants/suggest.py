@@ -155,7 +155,7 @@ def _from_model(
         answer = client.chat(messages=messages, model=model, max_tokens=_MAX_TOKENS, deadline=deadline).text
     found = _JSON.search(answer or "")
     try:
-        data = json.loads(found.group(0)) if found else None
+        data: dict[str, Any] = json.loads(found.group(0)) if found else {}
         changes = {name: {"description": str(change["description"])} for name, change in data["tools"].items()}
         variant = parse_variant({"name": f"suggested-{next(iter(changes))}"[:60], "tools": changes})
         check_against(variant, [str(tool["name"]) for tool in tools])
