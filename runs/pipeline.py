@@ -189,6 +189,7 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
         budgets=Budgets.from_settings(run.settings),
         tool_mode=run.settings.get("tool_mode", code_mode.DIRECT),
         messages=tuple(run.settings.get("messages") or ()),
+        variant=run.settings.get("variant"),
     )
     level = run.settings.get("level", Scenario.Level.SCENARIO)
     step = "connect"

@@ -59,6 +59,7 @@ def run_create(
     judges: str = "",
     snapshots: str = "",
     server_override: dict[str, Any] | None = None,
+    variant: dict[str, Any] | None = None,
 ) -> Run:
     """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
     an experiment all of its trials at once) inside the same transaction, and announces the runs it created
@@ -66,7 +67,8 @@ def run_create(
 
     `judges` ("all" or "calibrated"): which gating judges decide its verdict (runs.scoring.gate_judges); empty
     leaves it to the site's setting when the run is scored. `snapshots` ("update" or "ci"): how its `$snapshot`
-    checks treat missing and different values (runs.snapshots.services).
+    checks treat missing and different values (runs.snapshots.services). `variant` (runs/variants) is the tool
+    surface the model is offered instead of the server's own.
 
     Raises SideEffectsUnacknowledged for an execution-level scenario whose server's side effects nobody accepted.
     """
@@ -101,6 +103,7 @@ def run_create(
             # Resolved by the worker when the run starts (runs/variables.py).
             **({"variables": scenario.variables} if scenario.variables else {}),
             **({"server_override": server_override} if server_override else {}),
+            **({"variant": variant} if variant else {}),
         },
         transcript={"prompt": scenario.prompt, "steps": []},
         experiment_id=cell.experiment_id if cell else None,

@@ -36,6 +36,7 @@ from evalhub.servers import services
 from evalhub.servers.forms import ServerForm
 from evalhub.servers.models import McpServer, ToolSnapshot
 from evalhub.vault import SecretUnavailable
+from runs.tool_usage.services import server_tool_usage
 
 
 def can_edit(user: AbstractBaseUser | AnonymousUser, server: McpServer | None = None) -> bool:
@@ -227,6 +228,9 @@ def server_detail(request: HtmxHttpRequest, server_id: int) -> HttpResponse:
     template = "evalhub/server_detail.html"
     if request.htmx:
         template += "#inspection"
+    elif context["run_count"]:
+        # Per tool across its runs (runs.tool_usage): read for the full page only, not the inspection's polling.
+        context["tool_usage"] = server_tool_usage(server)
     return render(request, template, context)
 
 

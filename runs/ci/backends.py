@@ -32,6 +32,7 @@ from runs.models import Run
 from runs.quota import QuotaExceeded
 from runs.reports.records import record_queryset, run_record, run_summary, summary_queryset
 from runs.services import runs_start_many
+from runs.variants.compare import variant_records
 
 logger = logging.getLogger(__name__)
 # After the server refuses an event stream (429: its streams are all taken), how long to poll before asking again.
@@ -164,6 +165,7 @@ class LocalBackend:
                 baseline=body.get("baseline_id"),
                 rerun_inconclusive=body.get("rerun_inconclusive", True),
                 judges=body.get("judges") or "",
+                variants=body.get("variants") or [],
                 user=None,
             )
         except (ExperimentInvalid, QuotaExceeded) as exc:
@@ -174,7 +176,9 @@ class LocalBackend:
         runs_reap_stale()
         experiment = Experiment.objects.get(pk=experiment_id)
         advisory = advisory_judges(experiment=experiment)
-        return experiment_record(experiment, list(experiment.cells.all()), advisory=advisory)
+        cells = list(experiment.cells.all())
+        record = experiment_record(experiment, cells, advisory=advisory)
+        return {**record, "variant_comparisons": variant_records(experiment, cells)}
 
     def compare(self, experiment_id: int) -> dict[str, Any]:
         candidate = Experiment.objects.select_related("baseline").get(pk=experiment_id)

@@ -32,6 +32,8 @@ class ExperimentOptions:
     models: list[str]
     trials: int
     modes: list[str] = field(default_factory=list)  # empty: each scenario's own tool mode
+    # Tool-surface variants (runs/variants), each a column beside the server as it is.
+    variants: list[dict[str, Any]] = field(default_factory=list)
     label: str = ""
     baseline: str = ""  # "pinned", an experiment id, or "" for none
     fail_on_regression: bool = False
@@ -64,6 +66,7 @@ def _body(backend: Backend, options: Options, experiment: ExperimentOptions) -> 
         "models": [{"model": model} for model in experiment.models],
         "trials": experiment.trials,
         "modes": experiment.modes,
+        "variants": experiment.variants,
         "label": experiment.label,
         "rerun_inconclusive": experiment.rerun_inconclusive,
     }
@@ -146,6 +149,13 @@ def _pinned(record: dict[str, Any]) -> str:
     return f" (the baseline pinned for #{pin['tag']} by {by} at {pin['pinned_at']})"
 
 
+def _write_changes(title: str, comparison: dict[str, Any], out: TextIO) -> None:
+    out.write(f"\n{title}: {comparison['summary']}\n")
+    for row in comparison["cells"]:
+        if row["kind"] in ("regressed", "fixed"):
+            out.write(f"  {row['kind']}: {row['scenario_name']} on {row['model']}: {change_text(row)}\n")
+
+
 def _run(backend: Backend, options: Options, plan: ExperimentOptions, *, out: TextIO, err: TextIO) -> int:
     if not options.scenarios and not options.tags:
         raise InfraError("Name what to run: --scenario NAME and/or --tag TAG (each may be repeated).")
@@ -165,10 +175,9 @@ def _run(backend: Backend, options: Options, plan: ExperimentOptions, *, out: Te
     out.write("\n" + table(header, rows) + "\n")
     if comparison:
         baseline = f"experiment #{comparison['baseline_id']}{_pinned(record)}"
-        out.write(f"\nCompared with {baseline}: {comparison['summary']}\n")
-        for row in comparison["cells"]:
-            if row["kind"] in ("regressed", "fixed"):
-                out.write(f"  {row['kind']}: {row['scenario_name']} on {row['model']}: {change_text(row)}\n")
+        _write_changes(f"Compared with {baseline}", comparison, out)
+    for compared in record.get("variant_comparisons", []):
+        _write_changes(f"Variant “{compared['variant']}” against the server as it is", compared, out)
     # Without a regression gate every trial must pass, as `evalhub run` wants every run to pass.
     min_rate = plan.min_pass_rate if plan.fail_on_regression or plan.min_pass_rate is not None else 1.0
     results = gate(

@@ -9,6 +9,7 @@ EVALHUB_API_KEY=ehk_… python manage.py evalhub run --url https://evalhub.examp
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import textwrap
@@ -24,6 +25,7 @@ from runs.ci.backends import Backend, LocalBackend, RemoteBackend
 from runs.ci.experiment import ExperimentOptions, run_experiment_ci
 from runs.ci.runner import EXIT_CODES, EXIT_INFRA, Options, run_ci, snapshot_mode
 from runs.experiments.models import DEFAULT_TRIALS
+from runs.variants.surface import VariantInvalid, parse_variant
 
 
 def _names(value: str) -> list[str]:
@@ -53,6 +55,21 @@ def _header_env(value: str) -> tuple[str, str]:
         return server_override.header(value, env=True)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _variant(path: str) -> dict[str, Any]:
+    """A variant of the tool surface from a JSON file (runs/variants/surface.py), checked here so a mistake names
+    the file and the place in it before anything starts."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot read {path}: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise argparse.ArgumentTypeError(f"{path} is not JSON: {exc}") from None
+    try:
+        return parse_variant(data, where=path).record()
+    except VariantInvalid as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _count(value: str) -> int:
@@ -172,6 +189,16 @@ class Command(BaseCommand):
             metavar="direct,code",
             help="Run every model in each tool mode (code: the agent writes programs calling the tools).",
         )
+        experiment.add_argument(
+            "--variant",
+            dest="variants",
+            type=_variant,
+            action="append",
+            default=[],
+            metavar="FILE",
+            help="A variant of the tool surface (JSON: name, tools, hide, rename), run in a column beside the server "
+            "as it is and compared with it; repeat for several.",
+        )
         experiment.add_argument("--trials", type=int, choices=range(1, 21), metavar="1-20", help="Trials per cell (3).")
         experiment.add_argument("--label", default="", help="What is measured: the server's version, a git sha…")
         experiment.add_argument(
@@ -273,15 +300,17 @@ class Command(BaseCommand):
             worker_timeout=options["worker_timeout"],
             timeout=options["timeout"],
         )
-        if options["models"] or options["trials"] or options["modes"]:
+        if options["models"] or options["trials"] or options["modes"] or options["variants"]:
             if not options["models"]:
                 raise CommandError(
-                    "--trials and --modes need --models (comma-separated model names).", returncode=EXIT_INFRA
+                    "--trials, --modes and --variant need --models (comma-separated model names).",
+                    returncode=EXIT_INFRA,
                 )
             plan = ExperimentOptions(
                 models=options["models"],
                 trials=options["trials"] or DEFAULT_TRIALS,
                 modes=options["modes"],
+                variants=options["variants"],
                 label=options["label"],
                 baseline=options["baseline"],
                 fail_on_regression=options["fail_on_regression"],
