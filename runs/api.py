@@ -100,6 +100,11 @@ class RunSummaryOut(Schema):
     )
     failure_reason: str = Field(description="One line for a person, e.g. 'server: get_weather returned an error…'.")
     pass_threshold: float
+    replay: dict[str, Any] | None = Field(
+        description='A replay (runs answered from a cassette): {"mode": "cassette" (offline) | "live" (the live '
+        'server) | "fork", "of": the recorded run\'s id, "fork"?: {"at_step", "change"}}; null for a live run. Pass '
+        "rates say how many replays they count."
+    )
     queue: QueueOut | None = Field(None, description="Only while the run is queued: its place and likely start.")
 
 

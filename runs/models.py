@@ -94,6 +94,8 @@ class Run(models.Model):
         "settings",
         # Small (tokens and cost per call): tells a run that never reached the model from one of unknown price.
         "model_calls",
+        "replay",
+        "replay_of_id",
     )
 
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="runs")
