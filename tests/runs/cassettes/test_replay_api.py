@@ -111,3 +111,34 @@ class ReplayPageTests:
 
         assert response.status_code == 302 and "/login" in response["Location"]
         assert Run.objects.count() == 1
+
+    def test_the_fork_form_starts_a_fork_with_its_change(
+        self, alice: User, alice_client: Client, recorded_run: Run
+    ) -> None:
+        response = alice_client.post(
+            f"/runs/{recorded_run.pk}/fork/",
+            {"at_step": "1", "kind": "tool_result", "call": "1", "result_text": "No data.", "is_error": "on"},
+        )
+
+        forked = Run.objects.get(replay_of=recorded_run)
+        assert response["Location"] == f"/runs/{forked.pk}/"
+        assert forked.settings["fork"] == {
+            "at_step": 1,
+            "change": {
+                "kind": "tool_result",
+                "call": 0,
+                "result": {"content": [{"type": "text", "text": "No data."}], "isError": True},
+            },
+        }
+
+    def test_the_fork_form_names_a_bad_input_schema(self, alice_client: Client, recorded_run: Run) -> None:
+        response = alice_client.post(
+            f"/runs/{recorded_run.pk}/fork/",
+            {"at_step": "1", "kind": "tool", "tool": "get_weather", "input_schema": "{not json"},
+            follow=True,
+        )
+
+        assert (
+            "Could not fork run" in response.content.decode() and "input_schema: not JSON" in response.content.decode()
+        )
+        assert Run.objects.count() == 1
