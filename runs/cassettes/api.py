@@ -11,7 +11,7 @@ from ninja.responses import Status
 from evalhub.api.common import WRITE, ApiError, ErrorCode, acting_user, get_or_404, invalid, responses
 from evalhub.api_keys.auth import auth_for
 from runs.api import RunSummaryOut
-from runs.cassettes.services import ReplayRefused, run_fork, run_replay
+from runs.cassettes.services import ReplayRefused, run_fork, run_replay, runs_replay_many
 from runs.models import Run
 from runs.reports.records import run_summary
 
@@ -32,6 +32,16 @@ class ForkIn(Schema):
         description='One change: {"kind": "tool_result", "call": 0, "result": {...}}, {"kind": "tool", "tool", '
         '"description"?, "input_schema"?}, {"kind": "system_prompt", "system_prompt"} or {"kind": "model", "model"}.'
     )
+
+
+class ReplayManyIn(ReplayIn):
+    experiment_id: int | None = Field(None, description="Replay every recorded run of this experiment…")
+    scenario_ids: list[int] = Field([], max_length=500, description="…or the latest recorded run of each scenario.")
+
+
+class ReplayManyOut(Schema):
+    queued: int
+    runs: list[RunSummaryOut]
 
 
 def _refused(exc: ReplayRefused) -> ApiError:
@@ -73,3 +83,26 @@ def fork_run(request: HttpRequest, run_id: int, payload: ForkIn) -> Status:
     except ReplayRefused as exc:
         raise _refused(exc) from None
     return Status(201, run_summary(fork))
+
+
+@router.post(
+    "/replay",
+    response=responses({201: ReplayManyOut}, 409),
+    auth=auth_for(WRITE),
+    summary="Replay an experiment's runs, or each scenario's latest run",
+)
+def replay_runs(request: HttpRequest, payload: ReplayManyIn) -> Status:
+    """What `evalhub run --replay` starts: every recorded run of `experiment_id`, or the latest recorded live run of
+    each of `scenario_ids`, replayed (all or none: 429 when the quota cannot take them all)."""
+    if (payload.experiment_id is None) == (not payload.scenario_ids):
+        raise invalid("Send either experiment_id or scenario_ids.", fields=["experiment_id", "scenario_ids"])
+    try:
+        replays = runs_replay_many(
+            user=acting_user(request),
+            mcp=payload.mcp,
+            experiment_id=payload.experiment_id,
+            scenario_ids=payload.scenario_ids,
+        )
+    except ReplayRefused as exc:
+        raise _refused(exc) from None
+    return Status(201, {"queued": len(replays), "runs": [run_summary(run) for run in replays]})

@@ -15,7 +15,7 @@ from runs.cassettes.store import fork_boundary
 from runs.cassettes.tape import SIMULATOR, Tape
 from runs.events import publish as events
 from runs.models import Run
-from runs.quota import reserve_run
+from runs.quota import reserve_run, reserve_runs
 from runs.tasks import execute_run
 
 
@@ -74,20 +74,58 @@ def _cassette_of(run: Run) -> Cassette:
 def _start(run: Run, user: AbstractBaseUser | AnonymousUser | None, *, mode: str, **extra: Any) -> Run:
     with transaction.atomic():
         reserve_run()
-        replay = Run.objects.create(
-            scenario_id=run.scenario_id,
-            provider_id=run.provider_id,
-            model=run.model,
-            server_id=run.server_id,
-            tool_snapshot_id=run.tool_snapshot_id,
-            tools_hash=run.tools_hash,
-            started_by=user if isinstance(user, get_user_model()) else None,
-            # The recorded run's settings, not the scenario's today: the agent must ask what it asked then.
-            settings={**run.settings, **extra},
-            transcript={"prompt": run.settings.get("prompt", ""), "steps": []},
-            replay_of=run,
-            replay=mode,
-        )
+        replay = _create(run, user, mode=mode, **extra)
         events.runs_queued([replay])
-        transaction.on_commit(lambda: execute_run.delay(replay.pk))
     return replay
+
+
+def _create(run: Run, user: AbstractBaseUser | AnonymousUser | None, *, mode: str, **extra: Any) -> Run:
+    """The queued replay, its task queued on commit; the caller reserved its quota."""
+    replay = Run.objects.create(
+        scenario_id=run.scenario_id,
+        provider_id=run.provider_id,
+        model=run.model,
+        server_id=run.server_id,
+        tool_snapshot_id=run.tool_snapshot_id,
+        tools_hash=run.tools_hash,
+        started_by=user if isinstance(user, get_user_model()) else None,
+        # The recorded run's settings, not the scenario's today: the agent must ask what it asked then.
+        settings={**run.settings, **extra},
+        transcript={"prompt": run.settings.get("prompt", ""), "steps": []},
+        replay_of=run,
+        replay=mode,
+    )
+    transaction.on_commit(lambda: execute_run.delay(replay.pk))
+    return replay
+
+
+def runs_replay_many(
+    *,
+    user: AbstractBaseUser | AnonymousUser | None,
+    mcp: str,
+    experiment_id: int | None = None,
+    scenario_ids: list[int] | None = None,
+) -> list[Run]:
+    """Replay every recorded run of an experiment, or the latest recorded live run of each scenario (a tag's, for
+    CI): `evalhub run --replay`. All or nothing: the quota for every replay is reserved at once."""
+    if mcp not in (CASSETTE, LIVE):
+        raise ReplayRefused(f'mcp: {mcp!r} is neither "cassette" (offline) nor "live" (the server now).', "mcp")
+    recorded = Run.objects.filter(status__in=Run.FINISHED, cassette__isnull=False).order_by("pk")
+    if experiment_id is not None:
+        runs = list(recorded.filter(experiment_id=experiment_id))
+        if not runs:
+            raise ReplayRefused(f"Experiment {experiment_id} has no recorded run to replay (or does not exist).")
+    else:
+        # Oldest first, so each scenario's entry ends up its latest run.
+        latest = {run.scenario_id: run for run in recorded.filter(scenario_id__in=scenario_ids or [], replay="")}
+        runs = sorted(latest.values(), key=lambda run: run.pk)
+        missing = set(scenario_ids or []) - {run.scenario_id for run in runs}
+        if missing:
+            raise ReplayRefused(f"No recorded run to replay for scenario(s) {sorted(missing)}: run them once first.")
+    if mcp == LIVE and any(run.server_id is None for run in runs):
+        raise ReplayRefused('mcp: a recorded run\'s server was deleted; replay offline with "cassette".', "mcp")
+    with transaction.atomic():
+        reserve_runs(len(runs))
+        replays = [_create(run, user, mode=mcp) for run in runs]
+        events.runs_queued(replays)
+    return replays
