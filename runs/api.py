@@ -125,6 +125,10 @@ class ScoreOut(Schema):
         "GET /scorers/{id}/calibration names versions; null for results scored before fingerprints were kept."
     )
     judge_model: str = Field(description='The model that judged; "" for other kinds.')
+    cached_verdict: bool = Field(
+        description="A judge's verdict kept from an earlier judging of the same transcript by the same judge version "
+        "and model (a re-score, a replay): the judge was not asked again."
+    )
     threshold: float | None
     outcome: str = Field(description='"ok", "errored" (counts as 0) or "skipped".')
     reason: str

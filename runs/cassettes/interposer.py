@@ -20,6 +20,8 @@ from runs.cassettes.tape import MODEL, Tape
 
 CASSETTE, LIVE, FORK = "cassette", "live", "fork"
 MODES = (CASSETTE, LIVE, FORK)
+# The setting that keeps, on a replay, the duration of the run it replays (runs.cassettes.services).
+REPLAYED_DURATION = "replayed_duration_ms"
 
 
 @dataclass

@@ -9,7 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 
 from runs.cassettes.fork import parse_change
-from runs.cassettes.interposer import CASSETTE, FORK, LIVE
+from runs.cassettes.interposer import CASSETTE, FORK, LIVE, REPLAYED_DURATION
 from runs.cassettes.models import Cassette
 from runs.cassettes.store import fork_boundary
 from runs.cassettes.tape import SIMULATOR, Tape
@@ -90,7 +90,7 @@ def _create(run: Run, user: AbstractBaseUser | AnonymousUser | None, *, mode: st
         tools_hash=run.tools_hash,
         started_by=user if isinstance(user, get_user_model()) else None,
         # The recorded run's settings, not the scenario's today: the agent must ask what it asked then.
-        settings={**run.settings, **extra},
+        settings={**_own(run.settings), **extra, **_replayed_duration(run, mode)},
         transcript={"prompt": run.settings.get("prompt", ""), "steps": []},
         replay_of=run,
         replay=mode,
@@ -129,3 +129,19 @@ def runs_replay_many(
         replays = [_create(run, user, mode=mcp) for run in runs]
         events.runs_queued(replays)
     return replays
+
+
+# What a run's settings say of it as a replay: not carried over to a replay of it.
+_REPLAY_SETTINGS = ("fork", REPLAYED_DURATION)
+
+
+def _own(settings: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in settings.items() if key not in _REPLAY_SETTINGS}
+
+
+def _replayed_duration(run: Run, mode: str) -> dict[str, Any]:
+    """A replay's scorers see the duration of the run it replays (runs.scoring.run_record): a replay answers in no
+    time, and its verdict must be the recorded behaviour's. A fork's behaviour is its own, and so is its time."""
+    if mode == FORK:
+        return {}
+    return {REPLAYED_DURATION: run.settings.get(REPLAYED_DURATION, run.duration_ms)}

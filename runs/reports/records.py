@@ -113,6 +113,8 @@ def score_record(result: ScoreResult) -> dict[str, Any]:
         "advisory_because": (result.details or {}).get("advisory_because", ""),
         "version": result.fingerprint or None,
         "judge_model": result.judge_model,
+        # The judge was not asked again: its verdict on the same transcript was kept (scorers.judge_cache).
+        "cached_verdict": bool((result.details or {}).get("cached")),
         "threshold": result.threshold,
         "outcome": result.outcome,
         "reason": result.reason,
