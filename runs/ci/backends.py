@@ -229,7 +229,10 @@ class RemoteBackend:
 
     def replay(self, *, experiment_id: int | None, scenario_ids: list[int], mcp: str) -> Started:
         body: dict[str, Any] = {"mcp": mcp}
-        body.update({"experiment_id": experiment_id} if experiment_id is not None else {"scenario_ids": scenario_ids})
+        if experiment_id is not None:
+            body["experiment_id"] = experiment_id
+        else:
+            body["scenario_ids"] = scenario_ids
         answer = self._call("POST", "/runs/replay", json=body)
         return Started([run["id"] for run in answer["runs"]], 0, "")
 
