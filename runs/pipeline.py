@@ -200,7 +200,8 @@ async def _connect_and_act(
                 step = "list tools"
                 await recorder.entering(step)
                 tools = [dict(tool) for tool in await conn.list_tools()]
-                await recorder.tools_listed(tools)
+                if not interposer.offline:  # an offline replay keeps the snapshot its recorded run saw
+                    await recorder.tools_listed(tools)
                 if level == Scenario.Level.EXECUTION:
                     step = "tool call"
                     return await execute_directly(

@@ -81,6 +81,9 @@ class ReplayTests:
         assert replayed.transcript["steps"][0]["toolCalls"] == run.transcript["steps"][0]["toolCalls"]
         assert replayed.final_text == run.final_text
         assert replayed.server_start == {"ms": 0, "transport": "cassette", "warm": False}
+        # No server answered: its tool snapshots are untouched, and the replay keeps the one its run saw.
+        assert replayed.tool_snapshot_id == run.tool_snapshot_id
+        assert run.server is not None and run.server.snapshots.count() == 1
         assert replayed.input_tokens == run.input_tokens
         assert [call["cost_source"] for call in replayed.model_calls] == ["cassette", "cassette"]
 
