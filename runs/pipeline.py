@@ -160,7 +160,7 @@ async def _connect_and_act(
         raise StepFailed("connect", "deleted", "The run's server or provider was deleted before it started.")
     if interposer is None:
         raise StepFailed(
-            "connect", "deleted", "The run this replays, and its cassette, were deleted before it started."
+            "connect", "deleted", "The cassette this run replays was deleted, or cannot be read, before it started."
         )
     try:
         conversation = parse_conversation(run.settings.get("conversation"))

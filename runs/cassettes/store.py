@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+
 from runs.cassettes.fork import Boundary, Change, boundary, parse_change
 from runs.cassettes.interposer import FORK, Interposer
 from runs.cassettes.models import Cassette
 from runs.cassettes.tape import MCP, MODEL, SIMULATOR, Tape
 from runs.models import Run
+
+logger = logging.getLogger(__name__)
 
 
 def cassette_save(*, run: Run, tape: Tape) -> Cassette:
@@ -26,18 +30,23 @@ def cassette_save(*, run: Run, tape: Tape) -> Cassette:
 
 def interposer_for(run: Run) -> Interposer | None:
     """What the run's pipeline puts between its agent and its model and server; None when it replays a run whose
-    cassette is gone (deleted since), which the pipeline reports."""
+    cassette is gone (deleted since) or cannot be read, which the pipeline reports as the run's error."""
     if not run.replay:
         return Interposer(Tape())
     cassette = Cassette.objects.filter(run_id=run.replay_of_id).first() if run.replay_of_id else None
     if cassette is None:
         return None
-    source = Tape.from_json(cassette.data)
-    if run.replay != FORK:
-        return Interposer(Tape(), source, run.replay)
-    fork = run.settings["fork"]
-    change = parse_change(fork["change"])
-    return Interposer(Tape(), source, FORK, fork_boundary(source, fork["at_step"], change), change)
+    try:
+        source = Tape.from_json(cassette.data)
+        if run.replay != FORK:
+            return Interposer(Tape(), source, run.replay)
+        fork = run.settings["fork"]
+        change = parse_change(fork["change"])
+        return Interposer(Tape(), source, FORK, fork_boundary(source, fork["at_step"], change), change)
+    except (KeyError, TypeError, ValueError):
+        # Edited by hand (the admin, a script) since the replay was asked for: the run must still end, and say so.
+        logger.warning("Run %s: the cassette or fork it replays cannot be read.", run.pk, exc_info=True)
+        return None
 
 
 def fork_boundary(source: Tape, at_step: int, change: Change) -> Boundary:

@@ -160,3 +160,17 @@ class ReplayTests:
 
         with pytest.raises(ReplayRefused, match="still running"):
             run_replay(run=run, user=alice, mcp="cassette")
+
+    def test_a_replay_whose_cassette_was_deleted_meanwhile_is_inconclusive(
+        self, alice: User, scripted: ScriptedServer
+    ) -> None:
+        run = recorded(scripted, alice)
+        replayed = run_replay(run=run, user=alice, mcp="cassette")
+        run.cassette.delete()
+
+        pipeline.execute_run(replayed.pk, worker="test-worker")
+
+        replayed.refresh_from_db()
+        assert (replayed.status, replayed.verdict, replayed.failure_cause) == ("error", "inconclusive", "harness")
+        assert replayed.error is not None and "cassette this run replays was deleted" in replayed.error["message"]
+        assert len(scripted.received) == 2
