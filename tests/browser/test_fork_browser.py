@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
@@ -19,7 +21,10 @@ class ForkBrowserTests:
     def test_fork_from_a_step_with_another_system_prompt(
         self, page: Page, live_server: LiveServer, alice: User
     ) -> None:
-        run = execute(make_scenario(make_demo_server()), alice)
+        scenario = make_scenario(make_demo_server())
+        # Playwright's event loop runs in this thread; the run's pipeline needs one of its own.
+        with ThreadPoolExecutor(1) as pool:
+            run = pool.submit(execute, scenario, alice).result(timeout=120)
         log_in(page, live_server)
         page.goto(f"{live_server.url}/runs/{run.pk}/")
         step = page.locator("section.step").nth(1)
