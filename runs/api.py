@@ -100,6 +100,11 @@ class RunSummaryOut(Schema):
     )
     failure_reason: str = Field(description="One line for a person, e.g. 'server: get_weather returned an error…'.")
     pass_threshold: float
+    replay: dict[str, Any] | None = Field(
+        description='A replay (runs answered from a cassette): {"mode": "cassette" (offline) | "live" (the live '
+        'server) | "fork", "of": the recorded run\'s id, "fork"?: {"at_step", "change"}}; null for a live run. Pass '
+        "rates say how many replays they count."
+    )
     queue: QueueOut | None = Field(None, description="Only while the run is queued: its place and likely start.")
 
 
@@ -120,6 +125,10 @@ class ScoreOut(Schema):
         "GET /scorers/{id}/calibration names versions; null for results scored before fingerprints were kept."
     )
     judge_model: str = Field(description='The model that judged; "" for other kinds.')
+    cached_verdict: bool = Field(
+        description="A judge's verdict kept from an earlier judging of the same transcript by the same judge version "
+        "and model (a re-score, a replay): the judge was not asked again."
+    )
     threshold: float | None
     outcome: str = Field(description='"ok", "errored" (counts as 0) or "skipped".')
     reason: str

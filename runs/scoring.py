@@ -21,6 +21,7 @@ from typing import Any
 from django.conf import settings as django_settings
 from django.db import transaction
 
+from runs.cassettes.interposer import REPLAYED_DURATION
 from runs.models import Run, ScoreResult
 from runs.run_verdict import VERDICT_FIELDS, apply_verdict, tool_call_facts
 from runs.snapshots.services import run_snapshots, snapshots_record
@@ -84,7 +85,8 @@ def run_record(run: Run) -> dict[str, Any]:
         run=run_facts(
             model=run.model,
             stop_reason=run.stop_reason,
-            duration_ms=run.duration_ms,
+            # A replay is scored on the recorded run's time (runs.cassettes): it answered in none.
+            duration_ms=run.settings.get(REPLAYED_DURATION, run.duration_ms),
             turns=len(run.model_calls),
             input_tokens=run.input_tokens,
             output_tokens=run.output_tokens,
@@ -123,6 +125,9 @@ def _result(run: Run, attachment: ScenarioScorer, evaluation: Evaluation, *, unc
         # The model under test grading its own answers: shown on the run, its cell and its reports.
         self_judging = run.provider is not None and judge == {"provider": run.provider.name, "model": run.model}
         details = {"judge": judge, "self_judging": self_judging}
+        if evaluation.cached:
+            # The run page says "cached verdict": the judge was not asked again (scorers.judge_cache).
+            details["cached"] = True
         if uncalibrated:
             # Shown, never deciding: pages and reports say why this judge's verdict did not count.
             details["advisory_because"] = f"the judge is {uncalibrated}, and only calibrated judges gate this run"

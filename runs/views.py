@@ -18,7 +18,7 @@ from runs.events.stream import list_events_query
 from runs.filters import RunFilters, models_used
 from runs.heartbeat import runs_reap_stale
 from runs.inspector.story import build_story, live_clock, timeline
-from runs.models import Run, ScoreResult
+from runs.models import Cassette, Run, ScoreResult
 from runs.queue_estimate import BASIS as QUEUE_BASIS
 from runs.queue_estimate import queue_estimate
 from runs.reviews.views import next_to_review, review_context
@@ -122,6 +122,7 @@ def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
             story=story, duration_ms=run.duration_ms, scoring_ms=scoring_ms, server_start=run.server_start, live=live
         ),
         "queue": queue_estimate(run),
+        "cassette": Cassette.objects.filter(run_id=run.pk).defer("data").first(),
         "queue_basis": QUEUE_BASIS,
     }
     context.update(review_context(run, request.user))

@@ -240,6 +240,7 @@ def _mount_routers() -> None:
     from evalhub.suites.api import router as suites_router
     from evalhub.suites.api import schemas_router
     from runs.api import router as runs_router
+    from runs.cassettes.api import router as replays_router
     from runs.events.api import router as events_router
     from runs.experiments.api import router as experiments_router
     from runs.reviews.api import export_router as reviews_export_router
@@ -254,6 +255,7 @@ def _mount_routers() -> None:
     api.add_router("/scenarios", scenarios_router, tags=["scenarios"])
     api.add_router("/runs", runs_router, tags=["runs"])
     api.add_router("/runs", reviews_router, tags=["reviews"])
+    api.add_router("/runs", replays_router, tags=["replays"])
     api.add_router("/reviews", reviews_export_router, tags=["reviews"])
     api.add_router("/experiments", experiments_router, tags=["experiments"])
     api.add_router("", system_router, tags=["system"])

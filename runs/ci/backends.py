@@ -20,6 +20,7 @@ from evalhub.models import WorkerHeartbeat
 from evalhub.scenarios.models import Scenario
 from evalhub.server_evals.services import SideEffectsUnacknowledged, side_effects_settle
 from evalhub.tasks import ping_worker
+from runs.cassettes.services import ReplayRefused, runs_replay_many
 from runs.events import sse
 from runs.events.stream import EventFilter, follow
 from runs.experiments.advisory import advisory_judges
@@ -66,6 +67,8 @@ class Backend(Protocol):
         snapshots: str = "",
         server_override: dict[str, Any] | None = None,
     ) -> Started: ...
+    # `evalhub run --replay`: an experiment's recorded runs, or each scenario's latest, replayed from cassettes.
+    def replay(self, *, experiment_id: int | None, scenario_ids: list[int], mcp: str) -> Started: ...
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def records(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def ping_worker(self) -> None: ...
@@ -134,6 +137,13 @@ class LocalBackend:
             server_override=server_override,
         )
         return Started([run.pk for run in result.queued], result.refused, result.refusal)
+
+    def replay(self, *, experiment_id: int | None, scenario_ids: list[int], mcp: str) -> Started:
+        try:
+            replays = runs_replay_many(user=None, mcp=mcp, experiment_id=experiment_id, scenario_ids=scenario_ids)
+        except (ReplayRefused, QuotaExceeded) as exc:
+            raise InfraError(str(exc)) from None
+        return Started([run.pk for run in replays], 0, "")
 
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]:
         runs_reap_stale()
@@ -264,6 +274,15 @@ class RemoteBackend:
             body["snapshots"] = snapshots
         answer = self._call("POST", "/runs", json=body)
         return Started([run["id"] for run in answer["runs"]], answer["refused"], answer["refusal"])
+
+    def replay(self, *, experiment_id: int | None, scenario_ids: list[int], mcp: str) -> Started:
+        body: dict[str, Any] = {"mcp": mcp}
+        if experiment_id is not None:
+            body["experiment_id"] = experiment_id
+        else:
+            body["scenario_ids"] = scenario_ids
+        answer = self._call("POST", "/runs/replay", json=body)
+        return Started([run["id"] for run in answer["runs"]], 0, "")
 
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []

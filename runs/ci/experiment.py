@@ -197,6 +197,11 @@ def _run(backend: Backend, options: Options, plan: ExperimentOptions, *, out: Te
     for result in [*failing, *undecided]:
         for line in result.failures or result.undecided:
             err.write(f"{result.cell['scenario_name']} on {result.cell['model']}: {line}\n")
+    if options.record:
+        out.write(
+            f"\nRecorded as experiment #{record['id']}. Replay it with no model and no key: "
+            f"evalhub run --replay {record['id']}\n"
+        )
     passed = len(results) - len(failing) - len(undecided)
     out.write(f"\n{passed}/{len(results)} cells passed" + (f", {len(undecided)} undecided" if undecided else "") + "\n")
     if record["status"] == "cancelled":

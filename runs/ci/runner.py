@@ -27,7 +27,7 @@ from runs.events.stream import GAP, EventFilter
 from runs.models import Run
 from runs.reports import render_report, run_passes
 from runs.reports.formats import score_text, usd, verdict
-from runs.reports.records import is_inconclusive
+from runs.reports.records import is_inconclusive, replay_label
 from runs.server_override import banner
 
 EXIT_PASSED, EXIT_FAILED, EXIT_INFRA, EXIT_UNDECIDED = 0, 1, 2, 3
@@ -73,6 +73,13 @@ class Options:
     poll_seconds: float = 5.0
     worker_timeout: float = 60.0
     timeout: float = 1800.0
+    # `--replay`: an experiment's id, or "latest" (each named scenario's latest recorded run); "" runs live.
+    replay: str = ""
+    replay_mcp: str = "cassette"  # or "live": the server as it is now answers, checked against the cassette
+    record: bool = False  # `--record`: say how to replay what was recorded
+
+
+REPLAY_LATEST = "latest"
 
 
 class Progress:
@@ -121,7 +128,7 @@ def summary_table(records: list[dict[str, Any]], *, min_score: float | None) -> 
     rows = [
         [
             record["scenario_name"],
-            f"#{record['id']}",
+            f"#{record['id']}" + (f" ({label})" if (label := replay_label(record)) else ""),
             record["status"],
             score_text(record.get("score")),
             verdict(record, min_score=min_score),
@@ -227,20 +234,26 @@ def run_ci(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty:
 
 
 def _run(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: bool) -> int:
-    scenario_ids = chosen_ids(backend, options)
+    replay_experiment = _replay_experiment(options)
+    scenario_ids = [] if replay_experiment else chosen_ids(backend, options)
     if options.server_override:
+        if options.replay:
+            raise InfraError("--replay replays recorded runs against their own servers: leave out the server flags.")
         out.write(banner(options.server_override) + "\n")
     started_at = timezone.now()
     if options.wait:
         backend.ping_worker()  # queued first, so a live worker records a heartbeat before it takes the runs
-    started = backend.start(
-        scenario_ids=scenario_ids,
-        model=options.model,
-        acknowledge_side_effects=options.acknowledge_side_effects,
-        judges=options.judges,
-        snapshots=options.snapshots,
-        server_override=options.server_override,
-    )
+    if options.replay:
+        started = backend.replay(experiment_id=replay_experiment, scenario_ids=scenario_ids, mcp=options.replay_mcp)
+    else:
+        started = backend.start(
+            scenario_ids=scenario_ids,
+            model=options.model,
+            acknowledge_side_effects=options.acknowledge_side_effects,
+            judges=options.judges,
+            snapshots=options.snapshots,
+            server_override=options.server_override,
+        )
     if started.refused:
         err.write(f"warning: {started.refused} run(s) refused: {started.refusal}\n")
     if not started.run_ids:
@@ -273,7 +286,27 @@ def _run(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: b
         if record.get("failure_reason") or (record["status"] == Run.Status.ERROR and record.get("error")):
             why = record.get("failure_reason") or record["error"].get("message")
             err.write(f"run #{record['id']} {record['scenario_name']}: {why}\n")
+    if options.replay:
+        out.write(
+            f"All {len(records)} run(s) were replays from cassettes ({options.replay_mcp}): no model was called.\n"
+        )
+    elif options.record:
+        selection = " ".join([*(f"--scenario {s!r}" for s in options.scenarios), *(f"--tag {t}" for t in options.tags)])
+        out.write(f"Recorded. Replay with no model and no key: evalhub run {selection} --replay {REPLAY_LATEST}\n")
     return code
+
+
+def _replay_experiment(options: Options) -> int | None:
+    """--replay's experiment id; None for "latest" or no replay. InfraError for anything else."""
+    if not options.replay or options.replay == REPLAY_LATEST:
+        if options.replay and not options.scenarios and not options.tags:
+            raise InfraError("--replay latest replays the latest recorded run of each --scenario / --tag: name them.")
+        return None
+    if not options.replay.isdigit():
+        raise InfraError(f"--replay takes an experiment id or {REPLAY_LATEST!r}, not {options.replay!r}.")
+    if options.scenarios or options.tags:
+        raise InfraError("--replay EXPERIMENT_ID replays that experiment's runs: leave out --scenario and --tag.")
+    return int(options.replay)
 
 
 def _write_reports(records: list[dict[str, Any]], options: Options) -> None:

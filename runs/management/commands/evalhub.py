@@ -225,6 +225,28 @@ class Command(BaseCommand):
             help="Exit 3 (undecided) when a cell has more than N inconclusive trials, after each one's re-run "
             "(default 0: any outage left undecided stops the gate from passing).",
         )
+        replay = run.add_argument_group(
+            "record and replay",
+            "Every run records a cassette of its model and MCP exchanges; a replay answers from it (no model call, "
+            "no API key, no cost), marked as a replay in every report.",
+        )
+        replay.add_argument(
+            "--record", action="store_true", help="Say at the end how to replay what these runs recorded."
+        )
+        replay.add_argument(
+            "--replay",
+            default="",
+            metavar="EXPERIMENT_ID|latest",
+            help="Replay an experiment's recorded runs, or (latest) the latest recorded run of each --scenario/--tag; "
+            "waits, and exits as for live runs.",
+        )
+        replay.add_argument(
+            "--replay-mcp",
+            choices=["cassette", "live"],
+            default="cassette",
+            help="cassette: the server's answers from the cassette too (offline); live: the server as it is now, "
+            "a different answer failing the run (default cassette).",
+        )
         run.add_argument(
             "--url", default="", help="A remote EvalHub to run on, through its API (key in EVALHUB_API_KEY)."
         )
@@ -289,7 +311,7 @@ class Command(BaseCommand):
             exclude=options["exclude"],
             server_override=override,
             model=options["model"],
-            wait=options["wait"],
+            wait=options["wait"] or bool(options["replay"]),
             json_path=options["json"],
             junit_path=options["junit"],
             min_score=options["min_score"],
@@ -299,8 +321,16 @@ class Command(BaseCommand):
             poll_seconds=options["poll"],
             worker_timeout=options["worker_timeout"],
             timeout=options["timeout"],
+            replay=options["replay"].strip().lower(),
+            replay_mcp=options["replay_mcp"],
+            record=options["record"],
         )
         if options["models"] or options["trials"] or options["modes"] or options["variants"]:
+            if options["replay"]:
+                raise CommandError(
+                    "--replay replays recorded runs as they ran: leave out --models, --trials, --modes and --variant.",
+                    returncode=EXIT_INFRA,
+                )
             if not options["models"]:
                 raise CommandError(
                     "--trials, --modes and --variant need --models (comma-separated model names).",
