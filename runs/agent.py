@@ -18,6 +18,7 @@ from evalhub.model_client.results import ToolCall
 from runs.budgets import Budgets
 from runs.code_mode import DIRECT
 from runs.code_mode.dispatch import calls_counted, offered_tools, perform
+from runs.fault_injection.connection import take_injected
 from runs.models import Run
 from runs.record_limits import MODEL_MESSAGE_BYTES, TOOL_CONTENT_TO_MODEL_BYTES, cap_text
 from runs.recorder import Recorder
@@ -131,6 +132,7 @@ async def call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connectio
     """Execute one tool call and return its EvalToolCall record."""
     timestamp = int(time.time() * 1000)
     started = time.perf_counter()
+    injected = None
     if call.arguments is None:
         # The model's own mistake: answer it as a real MCP client would, with an error result it can read.
         result: dict[str, Any] = {
@@ -141,6 +143,7 @@ async def call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connectio
         result = {"content": [{"type": "text", "text": f"Unknown tool {call.name!r}."}], "isError": True}
     else:
         result = dict(await conn.call_tool(call.name, call.arguments))
+        injected = take_injected(result)
     record: dict[str, Any] = {
         "toolName": call.name,
         "args": call.arguments if call.arguments is not None else {},
@@ -150,6 +153,8 @@ async def call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connectio
         "isError": bool(result.get("isError")),
         "nestedCalls": [],
     }
+    if injected is not None:
+        record["injectedFault"] = injected
     if call.arguments is None:
         record["rawArguments"] = call.raw_arguments
     validation = check_output_schema(tool, result)

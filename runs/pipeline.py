@@ -36,6 +36,9 @@ from runs.budgets import Budgets
 from runs.conversation.driver import ConversationDriver, SimulatorFailed, load_simulator_provider
 from runs.conversation.spec import parse_conversation
 from runs.events import publish as events
+from runs.fault_injection.connection import FaultInjectingConnection
+from runs.fault_injection.schedule import FaultSchedule
+from runs.fault_injection.spec import InvalidFaults, parse_plan
 from runs.levels import execute_directly, invoke_once
 from runs.models import Run, RunEnded
 from runs.primitives import get_prompt, read_resource
@@ -147,6 +150,10 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
     except ValueError as exc:
         # The form and the API validate it; a scenario edited around them (the admin, a script) may not be.
         raise StepFailed("connect", "invalid_conversation", f"The scenario's conversation is invalid: {exc}") from None
+    try:
+        fault_plan = parse_plan(run.settings.get("fault_injection"))
+    except InvalidFaults as exc:
+        raise StepFailed("connect", "invalid_faults", f"The run's fault injection is invalid: {exc}") from None
     simulation = conversation.simulation
     if simulation is not None and simulation.provider_id is not None and simulator_provider is None:
         raise StepFailed("connect", "deleted", "The simulated user's provider was deleted before the run started.")
@@ -172,9 +179,15 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
     )
     level = run.settings.get("level", Scenario.Level.SCENARIO)
     step = "connect"
+    faulty: FaultInjectingConnection | None = None
     try:
         with anyio.fail_after(run.settings["time_limit_seconds"]):
             async with _connected(run.server, server_config, recorder) as conn:
+                if fault_plan.faults:
+                    # Innermost interposer: what wraps it (a cassette) sees what the agent saw.
+                    schedule = FaultSchedule(fault_plan, trial=run.trial or 1)
+                    faulty = FaultInjectingConnection(conn, schedule, request_timeout=server_config.request_timeout)
+                    conn = faulty.as_connection()
                 step = "list tools"
                 await recorder.entering(step)
                 tools = [dict(tool) for tool in await conn.list_tools()]
@@ -213,6 +226,8 @@ async def _connect_and_act(run: Run, recorder: Recorder, simulator_provider: Pro
                         task=task, tools=tools, conn=conn, client=client, recorder=recorder, follow_ups=driver
                     )
     except TimeoutError:
+        if faulty is not None and faulty.phase_in_flight:
+            await recorder.entering(faulty.phase_in_flight)
         return Run.StopReason.TIME_LIMIT
     except McpConnectionError as exc:
         raise StepFailed(step, str(exc.kind), recorder.redact(exc.message), exc.stderr_tail) from None

@@ -43,13 +43,15 @@ def run_create(
     trial: int | None = None,
     tool_mode: str = "",
     judges: str = "",
+    fault_injection: dict[str, Any] | None = None,
 ) -> Run:
     """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
     an experiment all of its trials at once) inside the same transaction, and announces the runs it created
     (events.runs_queued: one write for a whole experiment).
 
     `judges` ("all" or "calibrated"): which gating judges decide its verdict (runs.scoring.gate_judges); empty
-    leaves it to the site's setting when the run is scored.
+    leaves it to the site's setting when the run is scored. `fault_injection` (an experiment column's fault
+    profile, runs.experiments) replaces the scenario's own.
 
     Raises SideEffectsUnacknowledged for an execution-level scenario whose server's side effects nobody accepted.
     """
@@ -78,6 +80,7 @@ def run_create(
             "conversation": scenario.conversation,
             "pass_threshold": scenario.pass_threshold,
             "tool_errors_expected": scenario.tool_errors_expected,
+            "fault_injection": fault_injection if fault_injection is not None else scenario.fault_injection,
             **level_settings(scenario),
             **({"judges": judges} if judges else {}),
         },

@@ -16,6 +16,7 @@ from runs.conversation.spec import parse_conversation, validate_conversation
 from runs.primitive_request import primitive_request
 from scorers.attachments import attach_scorers
 from scorers.calibration.services import scorer_summaries
+from runs.fault_injection.spec import FAULT_INJECTION_HELP, plan_errors
 from scorers.expectations import validate_expectations
 from scorers.models import Scorer
 
@@ -69,6 +70,19 @@ class ConversationField(JSONTextField):
             raise forms.ValidationError([forms.ValidationError(error, code="invalid_conversation") for error in errors])
 
 
+class FaultInjectionField(JSONTextField):
+    """Faults to inject and the recovery expected, as JSON (runs/fault_injection/spec.py); empty means none."""
+
+    def to_python(self, value: Any) -> Any:
+        return super().to_python(value) if (value or "").strip() else {}
+
+    def validate(self, value: Any) -> None:
+        errors = plan_errors(value)
+        if errors:
+            raise forms.ValidationError([forms.ValidationError(error, code="invalid_faults") for error in errors])
+
+
+
 class ScenarioForm(forms.ModelForm):
     model_choice = forms.ChoiceField(label="Model")
     expected_tools_text = forms.CharField(
@@ -103,6 +117,20 @@ class ScenarioForm(forms.ModelForm):
         'answered the previous one. Simulated user: {"simulate": {goal, persona, model, provider_id, '
         "max_user_turns (default 6), goal_tool}}; it answers from `expected` and replies DONE when it is done; "
         "model and provider_id default to the scenario's. Budgets apply to the whole conversation.",
+    )
+    fault_injection = FaultInjectionField(
+        label="Fault injection",
+        required=False,
+        widget=forms.Textarea(
+            attrs={
+                "rows": 5,
+                "class": "mono",
+                "spellcheck": "false",
+                "placeholder": '{"faults": [{"tool": "search_flights", "kind": "slow", "delay_ms": 3000}],\n'
+                ' "recovery": {"max_detection_ms": 8000, "require_told_user": true}}',
+            }
+        ),
+        help_text=FAULT_INJECTION_HELP,
     )
     scorers = forms.ModelMultipleChoiceField(
         queryset=Scorer.objects.all(),
@@ -176,6 +204,7 @@ class ScenarioForm(forms.ModelForm):
         "expected",
         "conversation",
         "expectations",
+        "fault_injection",
         "scorers",
         "advisory_scorers",
         "pass_threshold",
@@ -211,6 +240,7 @@ class ScenarioForm(forms.ModelForm):
             self.initial["expected"] = scenario.expected
             self.initial["expectations"] = scenario.expectations
             self.initial["conversation"] = scenario.conversation or None
+            self.initial["fault_injection"] = scenario.fault_injection or None
             self.initial["tags_text"] = ", ".join(tag.name for tag in scenario.tags.all())
             request = scenario.primitive or {}
             self.initial["primitive_target"] = request.get("uri") or request.get("template") or request.get("name")
@@ -327,6 +357,7 @@ class ScenarioForm(forms.ModelForm):
         scenario.expected = self.cleaned_data["expected"]
         scenario.expectations = self.cleaned_data["expectations"]
         scenario.conversation = self.cleaned_data["conversation"]
+        scenario.fault_injection = self.cleaned_data["fault_injection"]
         if scenario.level in (Scenario.Level.RESOURCE, Scenario.Level.PROMPT):
             scenario.primitive = self.cleaned_data["primitive"]
         if commit:
