@@ -283,7 +283,11 @@ def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | N
         if not run.save_if_running(finished):
             raise RunEnded(f"Run {run.pk} ended before its worker finished it.")
         return
-    run.phase, run.phase_started_at = "score", timezone.now()
+    # A run the time limit stopped keeps the phase it stopped in: its verdict (runs.verdict) says whose the time
+    # was from it (a tool still running is the server's, an injected fault the harness's), now and when re-scored.
+    if stop_reason != Run.StopReason.TIME_LIMIT:
+        run.phase = "score"
+    run.phase_started_at = timezone.now()
     if not run.save_if_running(["phase", "phase_started_at"]):
         raise RunEnded(f"Run {run.pk} ended before its worker scored it.")
     try:

@@ -66,10 +66,9 @@ class FaultInjectingConnection:
             # The client would give up first: what the agent sees, and what the records say, is a hang.
             injection = replace(injection, effect="hang")
         self.in_flight = (name, injection)
-        try:
-            result = await self._injected(injection, name, arguments, seconds)
-        finally:
-            self.in_flight = None
+        # Not cleared when cancelled: the pipeline reads it after the run's time limit cut the call off.
+        result = await self._injected(injection, name, arguments, seconds)
+        self.in_flight = None
         meta = {**(result.get("_meta") or {}), FAULT_META: injection.describe()}
         return {**result, "_meta": meta}
 
