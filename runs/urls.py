@@ -2,6 +2,7 @@ from django.urls import path
 
 from runs import expectations_views, report_views, views
 from runs.reviews import views as review_views
+from runs.traces import views as trace_views
 
 app_name = "runs"
 urlpatterns = [
@@ -9,6 +10,7 @@ urlpatterns = [
     path("<int:run_id>/", views.run_detail, name="detail"),
     path("<int:run_id>/cancel/", views.run_cancel_view, name="cancel"),
     path("<int:run_id>/report.<str:fmt>", report_views.run_report, name="report"),
+    path("<int:run_id>/trace.json", trace_views.run_trace_download, name="trace"),
     path("export.<str:fmt>", report_views.runs_export, name="export"),
     path("<int:run_id>/rescore/", views.run_rescore, name="rescore"),
     path("<int:run_id>/save-expectations/", expectations_views.run_save_expectations, name="save_expectations"),

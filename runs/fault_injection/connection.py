@@ -26,6 +26,7 @@ import anyio
 
 from evalhub.mcp_client.connection import Connection
 from runs.fault_injection.schedule import FaultSchedule, Injection
+
 # The run's phase while an injected fault holds a call: a time limit that strikes then is the harness's doing.
 from runs.verdict.rule import INJECTED_PHASE
 
@@ -78,7 +79,9 @@ class FaultInjectingConnection:
         fault, effect = injection.fault, injection.effect
         if effect == "hang":
             await anyio.sleep(seconds)
-            return _error(f"The server did not answer the call to tool {name!r} within the request timeout ({seconds:g} s).")
+            return _error(
+                f"The server did not answer the call to tool {name!r} within the request timeout ({seconds:g} s)."
+            )
         if effect == "slow":
             await anyio.sleep(fault.delay_ms / 1000)
             return dict(await self._conn.call_tool(name, arguments, timeout=seconds - fault.delay_ms / 1000))

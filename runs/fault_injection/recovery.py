@@ -193,5 +193,7 @@ def _decision(model_call: dict[str, Any], steps: list[dict[str, Any]], tool: str
     if not names:
         return "answered the user"
     if tool in names:
-        return f"retried {tool}" + (f" (and called {', '.join(n for n in names if n != tool)})" if len(names) > 1 else "")
+        return f"retried {tool}" + (
+            f" (and called {', '.join(n for n in names if n != tool)})" if len(names) > 1 else ""
+        )
     return f"called {', '.join(names)}"

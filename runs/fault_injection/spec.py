@@ -36,10 +36,10 @@ DEFAULT_TOLD_USER_PATTERN = (
 MAX_FAULTS = 20
 # What the scenario form and the API say of the field.
 FAULT_INJECTION_HELP = (
-    "Empty: the server as it is. Else {\"faults\": [{name, tool (\"*\" or left out: every tool), kind: hang | slow "
+    'Empty: the server as it is. Else {"faults": [{name, tool ("*" or left out: every tool), kind: hang | slow '
     "(delay_ms) | error (message, as: result | jsonrpc, code) | wedged | drop | recover_after (failures, fail_as), "
-    "on_call: N or probability: 0-1}], \"recovery\": {max_detection_ms, max_recovery_ms, require_clean_timeout, "
-    "require_told_user}, \"seed\": 0}. A call an injected fault failed blames neither the server nor the agent; "
+    'on_call: N or probability: 0-1}], "recovery": {max_detection_ms, max_recovery_ms, require_clean_timeout, '
+    'require_told_user}, "seed": 0}. A call an injected fault failed blames neither the server nor the agent; '
     "the recovery expectations gate the run as one check, “Fault recovery”."
 )
 MAX_DELAY_MS = 600_000

@@ -11,6 +11,7 @@ from evalhub.servers.models import McpServer
 from runs import pipeline
 from runs.models import Run
 from runs.services import run_start
+from runs.tasks import execute_run
 from tests.base import make_demo_server, make_scenario, make_scripted_provider
 from tests.evalhub.model_client.scripted_server import Answer, ScriptedServer, completion, tool_call
 
@@ -48,14 +49,19 @@ def run_with_faults(
     user: User,
     fault_injection: dict[str, Any],
     *answers: Answer,
+    via_task: bool = False,
     **scenario: Any,
 ) -> Run:
-    """A scenario with `fault_injection` run in this process, as the worker's task does."""
+    """A scenario with `fault_injection` run in this process: by the pipeline, or `via_task` by the worker's task
+    itself (which then pushes its trace, runs/traces)."""
     scripted.script(*answers)
     provider = make_scripted_provider(scripted.base_url)
     made = make_scenario(server, provider=provider, model="gpt-4o", fault_injection=fault_injection, **scenario)
     run = run_start(scenario=made, user=user)
-    pipeline.execute_run(run.pk, worker="faults")
+    if via_task:
+        execute_run.apply(args=[run.pk])
+    else:
+        pipeline.execute_run(run.pk, worker="faults")
     return Run.objects.get(pk=run.pk)
 
 

@@ -32,23 +32,56 @@ class Case:
 
 
 CASES = [
-    Case("hang", {"kind": "hang", "tool": "get_weather", "on_call": 1}, 2,
-         [("hang", True, 1000, "within the request timeout (1 s)"), (None, False, 0, "Paris")], request_timeout=1),
+    Case(
+        "hang",
+        {"kind": "hang", "tool": "get_weather", "on_call": 1},
+        2,
+        [("hang", True, 1000, "within the request timeout (1 s)"), (None, False, 0, "Paris")],
+        request_timeout=1,
+    ),
     Case("slow", {"kind": "slow", "tool": "get_weather", "delay_ms": 700}, 1, [("slow", False, 700, "Paris")]),
-    Case("slow past the timeout is a hang", {"kind": "slow", "delay_ms": 5000}, 1,
-         [("hang", True, 1000, "within the request timeout (1 s)")], request_timeout=1),
-    Case("error result", {"kind": "error", "message": "Upstream weather service unavailable"}, 1,
-         [("error", True, 0, "Upstream weather service unavailable")]),
-    Case("JSON-RPC error", {"kind": "error", "as": "jsonrpc", "code": -32001, "message": "Backend down"}, 1,
-         [("error", True, 0, "MCP error -32001: Backend down")]),
-    Case("wedged: every later call hangs", {"kind": "wedged", "on_call": 2}, 3,
-         [(None, False, 0, "Paris"), ("hang", True, 1000, "request timeout"), ("hang", True, 1000, "request timeout")],
-         request_timeout=1),
+    Case(
+        "slow past the timeout is a hang",
+        {"kind": "slow", "delay_ms": 5000},
+        1,
+        [("hang", True, 1000, "within the request timeout (1 s)")],
+        request_timeout=1,
+    ),
+    Case(
+        "error result",
+        {"kind": "error", "message": "Upstream weather service unavailable"},
+        1,
+        [("error", True, 0, "Upstream weather service unavailable")],
+    ),
+    Case(
+        "JSON-RPC error",
+        {"kind": "error", "as": "jsonrpc", "code": -32001, "message": "Backend down"},
+        1,
+        [("error", True, 0, "MCP error -32001: Backend down")],
+    ),
+    Case(
+        "wedged: every later call hangs",
+        {"kind": "wedged", "on_call": 2},
+        3,
+        [(None, False, 0, "Paris"), ("hang", True, 1000, "request timeout"), ("hang", True, 1000, "request timeout")],
+        request_timeout=1,
+    ),
     # The real call runs (the demo's `wait` takes 0.6 s), its answer is thrown away.
-    Case("drop", {"kind": "drop", "tool": "wait"}, 1, [("drop", True, 600, "connection to the server was closed")],
-         tool="wait", arguments=json.dumps({"seconds": 0.6}), scenario={"expected_tools": ["wait"]}),
-    Case("recover_after 2", {"kind": "recover_after", "failures": 2, "fail_as": "error", "message": "Try later"}, 3,
-         [("error", True, 0, "Try later"), ("error", True, 0, "Try later"), (None, False, 0, "Paris")]),
+    Case(
+        "drop",
+        {"kind": "drop", "tool": "wait"},
+        1,
+        [("drop", True, 600, "connection to the server was closed")],
+        tool="wait",
+        arguments=json.dumps({"seconds": 0.6}),
+        scenario={"expected_tools": ["wait"]},
+    ),
+    Case(
+        "recover_after 2",
+        {"kind": "recover_after", "failures": 2, "fail_as": "error", "message": "Try later"},
+        3,
+        [("error", True, 0, "Try later"), ("error", True, 0, "Try later"), (None, False, 0, "Paris")],
+    ),
 ]
 
 

@@ -65,8 +65,11 @@ class EvaluateRecoveryTests:
             ("max_detection_ms", True, "the agent acted within 1200 ms (limit 1200 ms)")
         ]
         assert self.check(Recovery(max_detection_ms=1199)) == [
-            ("max_detection_ms", False, "after the hang on call 1 (search) the agent acted only after 1200 ms "
-             "(limit 1199 ms)")
+            (
+                "max_detection_ms",
+                False,
+                "after the hang on call 1 (search) the agent acted only after 1200 ms (limit 1199 ms)",
+            )
         ]
 
     def test_recovery_within_and_past_the_limit_and_never(self) -> None:

@@ -28,15 +28,19 @@ class RecoveryRunTests:
             scripted,
             server,
             alice,
-            {"faults": [{"name": "hung weather", "tool": "get_weather", "kind": "hang", "on_call": 1}],
-             "recovery": RECOVERY},
+            {
+                "faults": [{"name": "hung weather", "tool": "get_weather", "kind": "hang", "on_call": 1}],
+                "recovery": RECOVERY,
+            },
             call("get_weather"),
             call("get_weather", call_id="call_2"),
             answer("The weather service timed out once; on retry: 18 °C in Paris."),
         )
         assert recovery_result(run) == {
             "passed": True,
-            "checks": dict.fromkeys(["max_detection_ms", "max_recovery_ms", "require_clean_timeout", "require_told_user"], True),
+            "checks": dict.fromkeys(
+                ["max_detection_ms", "max_recovery_ms", "require_clean_timeout", "require_told_user"], True
+            ),
         }
         assert (run.verdict, run.failure_cause) == ("pass", ""), run.failure_reason
 
@@ -54,8 +58,12 @@ class RecoveryRunTests:
         )
         assert recovery_result(run) == {
             "passed": False,
-            "checks": {"max_detection_ms": True, "max_recovery_ms": False, "require_clean_timeout": True,
-                       "require_told_user": False},
+            "checks": {
+                "max_detection_ms": True,
+                "max_recovery_ms": False,
+                "require_clean_timeout": True,
+                "require_told_user": False,
+            },
         }
         assert (run.verdict, run.failure_cause) == ("fail", "agent")
         assert "no call succeeded after the first fault: the agent never recovered" in run.failure_reason
@@ -71,7 +79,11 @@ class RecoveryRunTests:
             call("get_weather"),
             time_limit_seconds=8,
         )
-        assert (run.stop_reason, run.verdict, run.failure_cause) == ("time_limit", "inconclusive", "harness"), (run.phase, run.failure_reason, run.all_tool_calls)
+        assert (run.stop_reason, run.verdict, run.failure_cause) == ("time_limit", "inconclusive", "harness"), (
+            run.phase,
+            run.failure_reason,
+            run.all_tool_calls,
+        )
         assert run.failure_reason == (
             "harness: the injected hang on get_weather was still running at the 8 s time limit; lower the request "
             "timeout or raise the limit"
