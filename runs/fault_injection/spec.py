@@ -34,6 +34,8 @@ DEFAULT_TOLD_USER_PATTERN = (
     r"try again|problem|issue|down|slow)"
 )
 MAX_FAULTS = 20
+# Where errors say the problem is: the field's name on scenarios, in the API and in suite files.
+PLACE = "fault_injection"
 # What the scenario form and the API say of the field.
 FAULT_INJECTION_HELP = (
     'Empty: the server as it is. Else {"faults": [{name, tool ("*" or left out: every tool), kind: hang | slow '
@@ -110,26 +112,26 @@ def parse_plan(value: Any) -> FaultPlan:
         return FaultPlan()
     errors: list[str] = []
     if not isinstance(value, dict):
-        raise InvalidFaults(["fault injection: must be a JSON object with `faults` and optionally `recovery`"])
-    _unknown(value, {"faults", "recovery", "seed"}, "fault injection", errors)
+        raise InvalidFaults(["fault_injection: must be a JSON object with `faults` and optionally `recovery`"])
+    _unknown(value, {"faults", "recovery", "seed"}, PLACE, errors)
     raw_faults = value.get("faults", [])
     faults: list[Fault] = []
     if not isinstance(raw_faults, list):
-        errors.append("faults: must be a list of faults")
+        errors.append(f"{PLACE}.faults: must be a list of faults")
     elif len(raw_faults) > MAX_FAULTS:
-        errors.append(f"faults: at most {MAX_FAULTS} faults, got {len(raw_faults)}")
+        errors.append(f"{PLACE}.faults: at most {MAX_FAULTS} faults, got {len(raw_faults)}")
     else:
         for index, raw in enumerate(raw_faults):
-            fault = _fault(raw, f"faults[{index}]", errors)
+            fault = _fault(raw, f"{PLACE}.faults[{index}]", errors)
             if fault is not None:
                 faults.append(fault)
         names = [fault.name for fault in faults]
         for name in sorted({name for name in names if names.count(name) > 1}):
-            errors.append(f"faults: the name {name!r} is used twice; give each fault its own name")
+            errors.append(f"{PLACE}.faults: the name {name!r} is used twice; give each fault its own name")
     recovery = _recovery(value.get("recovery", {}), errors)
     seed = value.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool):
-        errors.append("seed: must be a whole number")
+        errors.append(f"{PLACE}.seed: must be a whole number")
         seed = 0
     if errors:
         raise InvalidFaults(errors)
@@ -208,23 +210,23 @@ def _fault(raw: Any, where: str, errors: list[str]) -> Fault | None:
 
 def _recovery(raw: Any, errors: list[str]) -> Recovery:
     if not isinstance(raw, dict):
-        errors.append("recovery: must be an object")
+        errors.append(f"{PLACE}.recovery: must be an object")
         return Recovery()
     fields = {"max_detection_ms", "max_recovery_ms", "require_clean_timeout", "require_told_user"}
-    _unknown(raw, fields | {"told_user_pattern"}, "recovery", errors)
-    detection = _optional_int(raw, "max_detection_ms", "recovery", errors, low=1, high=3_600_000)
-    recovery = _optional_int(raw, "max_recovery_ms", "recovery", errors, low=1, high=3_600_000)
+    _unknown(raw, fields | {"told_user_pattern"}, f"{PLACE}.recovery", errors)
+    detection = _optional_int(raw, "max_detection_ms", f"{PLACE}.recovery", errors, low=1, high=3_600_000)
+    recovery = _optional_int(raw, "max_recovery_ms", f"{PLACE}.recovery", errors, low=1, high=3_600_000)
     flags = {}
     for name in ("require_clean_timeout", "require_told_user"):
         flags[name] = raw.get(name, False)
         if not isinstance(flags[name], bool):
-            errors.append(f"recovery.{name}: must be true or false")
+            errors.append(f"{PLACE}.recovery.{name}: must be true or false")
             flags[name] = False
     pattern = raw.get("told_user_pattern", DEFAULT_TOLD_USER_PATTERN)
     try:
         re.compile(pattern)
     except (re.error, TypeError) as exc:
-        errors.append(f"recovery.told_user_pattern: not a valid regular expression ({exc})")
+        errors.append(f"{PLACE}.recovery.told_user_pattern: not a valid regular expression ({exc})")
         pattern = DEFAULT_TOLD_USER_PATTERN
     return Recovery(detection, recovery, flags["require_clean_timeout"], flags["require_told_user"], pattern)
 

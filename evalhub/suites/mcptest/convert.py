@@ -19,6 +19,7 @@ from typing import Any
 from evalhub.server_evals.mapping import execution_prompt
 from evalhub.suites.mcptest.context import Context, Variable, env_name
 from evalhub.suites.mcptest.expect import Note, map_expects
+from evalhub.suites.mcptest.faults import agent_fault_injection
 from evalhub.suites.mcptest.shape import shape_problems
 from evalhub.suites.mcptest.turns import prompt_and_conversation
 from evalhub.suites.schema import FORMAT_VERSION
@@ -30,7 +31,6 @@ UNSUPPORTED_SECTIONS = {
     "resources": "resource-read tests have no EvalHub equivalent yet",
     "prompts": "prompt-get tests have no EvalHub equivalent yet",
     "compliance": "protocol compliance checks are not part of EvalHub",
-    "faults": "fault injection is not supported",
     "budget": "per-suite spend caps: use each scenario's cost budget",
     "performance": "latency budgets: use a max_duration_ms expectation per scenario",
     "target_versions": "EvalHub negotiates the protocol version itself",
@@ -41,7 +41,7 @@ UNSUPPORTED_SECTIONS = {
     "scorers": "external exec scorers are not supported; write a code scorer",
     "defaultTest": "test defaults are not supported",
 }
-KNOWN = {"servers", "variables", "providers", "agents", "tools", "evals", "rubrics", *UNSUPPORTED_SECTIONS}
+KNOWN = {"servers", "variables", "providers", "agents", "tools", "evals", "rubrics", "faults", *UNSUPPORTED_SECTIONS}
 
 
 @dataclass
@@ -74,7 +74,7 @@ def convert(data: Any, *, provider: str, model: str) -> Conversion:
     for name, spec in (data.get("providers") or {}).items():
         _provider(str(name), spec, f"/providers/{name}", context)
     for index, agent in enumerate(data.get("agents") or []):
-        _agent(agent, f"/agents/{index}", context)
+        _agent(agent, f"/agents/{index}", context, data.get("faults"))
     for index, test in enumerate(data.get("tools") or []):
         _tool_test(test, f"/tools/{index}", context)
     for index, evaluation in enumerate(data.get("evals") or []):
@@ -195,14 +195,10 @@ def _judge(scenario: dict[str, Any], rubric: str, threshold: Any, context: Conte
 
 
 AGENT_FIELDS = {"name", "model", "models", "servers", "prompt", "system_prompt", "max_turns", "max_tokens", "turns"}
-AGENT_UNSUPPORTED = {
-    "inject": "fault injection is not supported",
-    "recovery": "fault recovery gates are not supported",
-}
-AGENT_FIELDS |= {"token_budget", "max_tool_calls", "time_budget", "tags", "expect", "eval"}
+AGENT_FIELDS |= {"token_budget", "max_tool_calls", "time_budget", "tags", "expect", "eval", "inject", "recovery"}
 
 
-def _agent(agent: Mapping[str, Any], pointer: str, context: Context) -> None:
+def _agent(agent: Mapping[str, Any], pointer: str, context: Context, faults: Any) -> None:
     if not ("prompt" in agent or agent.get("turns")):
         context.unsupported(pointer, "an agent needs a prompt or turns")
         return
@@ -246,7 +242,9 @@ def _agent(agent: Mapping[str, Any], pointer: str, context: Context) -> None:
             context.unsupported(f"{pointer}/eval/{key}", "judged trace metrics are not supported; use a judge scorer")
     for key in agent:
         if key not in AGENT_FIELDS:
-            context.unsupported(f"{pointer}/{key}", AGENT_UNSUPPORTED.get(key, "not supported for agent tests"))
+            context.unsupported(f"{pointer}/{key}", "not supported for agent tests")
+    if injected := agent_fault_injection(agent, faults, scenario["server"], pointer, context):
+        scenario["fault_injection"] = injected
     context.suite["scenarios"].append(scenario)
 
 

@@ -24,48 +24,51 @@ class ParsePlanTests:
     @pytest.mark.parametrize(
         ("value", "error"),
         [
-            ([], "fault injection: must be a JSON object with `faults` and optionally `recovery`"),
+            ([], "fault_injection: must be a JSON object with `faults` and optionally `recovery`"),
             (
                 {"faults": [{"kind": "explode"}]},
-                "faults[0].kind: must be one of hang, slow, error, wedged, drop, recover_after, got 'explode'",
+                "fault_injection.faults[0].kind: must be one of hang, slow, error, wedged, drop, recover_after, got 'explode'",
             ),
             (
                 {"faults": [{"kind": "slow"}]},
-                "faults[0].delay_ms: a slow fault needs the delay in milliseconds (1 to 600000)",
+                "fault_injection.faults[0].delay_ms: a slow fault needs the delay in milliseconds (1 to 600000)",
             ),
             (
                 {"faults": [{"kind": "recover_after"}]},
-                "faults[0].failures: recover_after needs how many calls fail before the tool answers",
+                "fault_injection.faults[0].failures: recover_after needs how many calls fail before the tool answers",
             ),
             (
                 {"faults": [{"kind": "hang", "probability": 1.5}]},
-                "faults[0].probability: must be a number from 0 to 1, got 1.5",
+                "fault_injection.faults[0].probability: must be a number from 0 to 1, got 1.5",
             ),
             (
                 {"faults": [{"kind": "hang", "probability": 0.5, "on_call": 2}]},
-                "faults[0]: give `on_call` or `probability`, not both",
+                "fault_injection.faults[0]: give `on_call` or `probability`, not both",
             ),
             (
                 {"faults": [{"kind": "error", "as": "http"}]},
-                'faults[0].as: must be "result" (an isError result) or "jsonrpc" (a JSON-RPC error)',
+                'fault_injection.faults[0].as: must be "result" (an isError result) or "jsonrpc" (a JSON-RPC error)',
             ),
             (
                 {"faults": [{"kind": "hang", "name": "a"}, {"kind": "drop", "name": "a"}]},
-                "faults: the name 'a' is used twice; give each fault its own name",
+                "fault_injection.faults: the name 'a' is used twice; give each fault its own name",
             ),
             (
                 {"faults": [{"kind": "hang", "tools": "x"}]},
-                "faults[0]: unknown field 'tools' (allowed: as, code, "
+                "fault_injection.faults[0]: unknown field 'tools' (allowed: as, code, "
                 "delay_ms, fail_as, failures, kind, message, name, on_call, probability, tool)",
             ),
             (
                 {"recovery": {"max_detection_ms": 0}},
-                "recovery.max_detection_ms: must be a whole number from 1 to 3600000, got 0",
+                "fault_injection.recovery.max_detection_ms: must be a whole number from 1 to 3600000, got 0",
             ),
-            ({"recovery": {"require_told_user": "yes"}}, "recovery.require_told_user: must be true or false"),
+            (
+                {"recovery": {"require_told_user": "yes"}},
+                "fault_injection.recovery.require_told_user: must be true or false",
+            ),
             (
                 {"recovery": {"told_user_pattern": "("}},
-                "recovery.told_user_pattern: not a valid regular expression "
+                "fault_injection.recovery.told_user_pattern: not a valid regular expression "
                 "(missing ), unterminated subpattern at position 0)",
             ),
         ],
