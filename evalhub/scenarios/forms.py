@@ -13,10 +13,10 @@ from evalhub.providers.models import Provider
 from evalhub.scenarios.models import DEFAULT_MAX_TOKENS, Scenario, Tag
 from evalhub.storable import refusal, storable
 from runs.conversation.spec import parse_conversation, validate_conversation
+from runs.fault_injection.spec import FAULT_INJECTION_HELP, plan_errors
 from runs.primitive_request import primitive_request
 from scorers.attachments import attach_scorers
 from scorers.calibration.services import scorer_summaries
-from runs.fault_injection.spec import FAULT_INJECTION_HELP, plan_errors
 from scorers.expectations import validate_expectations
 from scorers.models import Scorer
 
@@ -80,7 +80,6 @@ class FaultInjectionField(JSONTextField):
         errors = plan_errors(value)
         if errors:
             raise forms.ValidationError([forms.ValidationError(error, code="invalid_faults") for error in errors])
-
 
 
 class ScenarioForm(forms.ModelForm):

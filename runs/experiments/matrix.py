@@ -151,6 +151,7 @@ class CellView:
             "provider_name": cell.provider_name,
             "model": cell.model,
             "tool_mode": cell.tool_mode,
+            "fault_profile": cell.fault_profile,
             "column": cell.column,
             "trials": cell.trials,
             "finished": cell.finished,
@@ -298,11 +299,11 @@ class Matrix:
 
 
 def column_label(choice: dict[str, Any], duplicates: set[str]) -> str:
-    """The model's name; with its provider when two providers' models share a name, and its tool mode when the
-    experiment compares modes."""
+    """The model's name; with its provider when two providers' models share a name, its tool mode when the
+    experiment compares modes, and its fault profile when it compares those."""
     model = str(choice["model"])
     label = f"{model} ({choice['provider']})" if model in duplicates else model
-    return f"{label} · {choice['tool_mode']}" if choice.get("tool_mode") else label
+    return " · ".join(part for part in (label, choice.get("tool_mode"), choice.get("fault_profile")) if part)
 
 
 def build_matrix(experiment: Experiment, cells: list[ExperimentCell]) -> Matrix:

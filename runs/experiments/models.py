@@ -92,6 +92,10 @@ class ExperimentCell(models.Model):
     model = models.CharField(max_length=200)
     # The column's tool mode when the experiment compares modes (runs/code_mode); "" = each scenario's own.
     tool_mode = models.CharField(max_length=10, blank=True, default="")
+    # The column's fault profile when the experiment compares them (runs/fault_injection/profiles.py): its name,
+    # and the fault injection its trials run with (re-runs too); "" / None = each scenario's own.
+    fault_profile = models.CharField(max_length=60, blank=True, default="")
+    fault_injection = models.JSONField(null=True, blank=True)
     row = models.PositiveIntegerField()
     column = models.PositiveIntegerField()
 
@@ -129,7 +133,7 @@ class ExperimentCell(models.Model):
         ]
 
     def __str__(self) -> str:
-        mode = f" ({self.tool_mode})" if self.tool_mode else ""
+        mode = "".join(f" ({part})" for part in (self.tool_mode, self.fault_profile) if part)
         return f"{self.scenario_name} \N{MULTIPLICATION SIGN} {self.model}{mode}"
 
     @property
@@ -139,13 +143,13 @@ class ExperimentCell(models.Model):
     @property
     def model_label(self) -> str:
         """The model as a comparison names it: with its tool mode when the experiment compares modes."""
-        return f"{self.model} · {self.tool_mode}" if self.tool_mode else self.model
+        return " · ".join(part for part in (self.model, self.tool_mode, self.fault_profile) if part)
 
     @property
-    def key(self) -> tuple[int | None, str, str]:
+    def key(self) -> tuple[int | None, str, str, str]:
         """What makes two experiments' cells the same cell: the scenario, the model (the provider may be
-        re-created, the model name is what was measured) and the tool mode."""
-        return (self.scenario_id, self.model, self.tool_mode)
+        re-created, the model name is what was measured), the tool mode and the fault profile."""
+        return (self.scenario_id, self.model, self.tool_mode, self.fault_profile)
 
 
 class BaselinePin(models.Model):

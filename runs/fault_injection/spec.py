@@ -195,7 +195,7 @@ def _fault(raw: Any, where: str, errors: list[str]) -> Fault | None:
         return None
     return Fault(
         name=name.strip(),
-        kind=kind,
+        kind=str(kind),
         tool=tool.strip(),
         on_call=on_call,
         probability=float(probability) if probability is not None else None,

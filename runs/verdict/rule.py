@@ -116,7 +116,9 @@ def _budget_stop(facts: RunFacts) -> Decision | None:
         # The harness held the call on purpose: its test outlasted the run, which says nothing of agent or server.
         what = facts.phase.removeprefix(INJECTED_PHASE).strip()
         reason = f"harness: the injected {what} was still running at " + limit.format_map(_Limits(facts.limits))
-        return Decision("inconclusive", "harness", reason + "; lower the request timeout or raise the limit", "result returned")
+        return Decision(
+            "inconclusive", "harness", reason + "; lower the request timeout or raise the limit", "result returned"
+        )
     if facts.stop_reason == "time_limit" and facts.phase.startswith("tool call"):
         tool = facts.phase.removeprefix("tool call").strip() or "a tool"
         reason = f"server: {tool} was still running at " + limit.format_map(_Limits(facts.limits))

@@ -51,7 +51,7 @@ def agent_fault_injection(
 
 
 def _fault(fault: Mapping[str, Any], server: str, pointer: str, context: Context) -> dict[str, Any] | None:
-    target = fault.get("target") if isinstance(fault.get("target"), Mapping) else {}
+    target: Mapping[str, Any] = fault["target"] if isinstance(fault.get("target"), Mapping) else {}
     if target.get("server") not in (None, server):
         context.notes.append(
             Note(pointer, "approximated", f"targets server {target['server']!r}, not this agent's: not injected")

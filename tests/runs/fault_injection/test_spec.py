@@ -27,7 +27,8 @@ class ParsePlanTests:
             ([], "fault_injection: must be a JSON object with `faults` and optionally `recovery`"),
             (
                 {"faults": [{"kind": "explode"}]},
-                "fault_injection.faults[0].kind: must be one of hang, slow, error, wedged, drop, recover_after, got 'explode'",
+                "fault_injection.faults[0].kind: must be one of hang, slow, error, wedged, drop, recover_after, "
+                "got 'explode'",
             ),
             (
                 {"faults": [{"kind": "slow"}]},
