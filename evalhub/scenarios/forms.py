@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -58,28 +59,34 @@ class ExpectationsField(JSONTextField):
             raise forms.ValidationError([forms.ValidationError(error, code="invalid_expectation") for error in errors])
 
 
-class ConversationField(JSONTextField):
+class SettingObjectField(JSONTextField):
+    """A JSON object checked by its engine's validator (`check`, whose errors name their place); empty means {}."""
+
+    def __init__(self, *, check: Callable[[Any], list[str]], code: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.check, self.code = check, code
+
+    def to_python(self, value: Any) -> Any:
+        return super().to_python(value) if (value or "").strip() else {}
+
+    def validate(self, value: Any) -> None:
+        errors = self.check(value)
+        if errors:
+            raise forms.ValidationError([forms.ValidationError(error, code=self.code) for error in errors])
+
+
+class ConversationField(SettingObjectField):
     """Follow-up turns or a simulated user as JSON (runs/conversation/spec.py); empty means one prompt."""
 
-    def to_python(self, value: Any) -> Any:
-        return super().to_python(value) if (value or "").strip() else {}
-
-    def validate(self, value: Any) -> None:
-        errors = validate_conversation(value)
-        if errors:
-            raise forms.ValidationError([forms.ValidationError(error, code="invalid_conversation") for error in errors])
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(check=validate_conversation, code="invalid_conversation", **kwargs)
 
 
-class FaultInjectionField(JSONTextField):
+class FaultInjectionField(SettingObjectField):
     """Faults to inject and the recovery expected, as JSON (runs/fault_injection/spec.py); empty means none."""
 
-    def to_python(self, value: Any) -> Any:
-        return super().to_python(value) if (value or "").strip() else {}
-
-    def validate(self, value: Any) -> None:
-        errors = plan_errors(value)
-        if errors:
-            raise forms.ValidationError([forms.ValidationError(error, code="invalid_faults") for error in errors])
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(check=plan_errors, code="invalid_faults", **kwargs)
 
 
 class ScenarioForm(forms.ModelForm):
