@@ -58,3 +58,8 @@ class FaultTimelineBrowserTests:
             "fault_injection.faults[0].delay_ms: a slow fault needs the delay in milliseconds"
         )
         screenshot(page, "scenario-form-fault-error-800")
+        valid = {"faults": [{"tool": "search_flights", "kind": "slow", "delay_ms": 3000}]}
+        page.get_by_label("Fault injection").fill(json.dumps(valid))
+        page.get_by_role("button", name="Save").click()
+        expect(page.locator("#scenario-faults")).to_contain_text("slow search_flights")
+        screenshot(page, "scenario-faults-800")
