@@ -68,16 +68,19 @@ class RecoveryRunTests:
         assert (run.verdict, run.failure_cause) == ("fail", "agent")
         assert "no call succeeded after the first fault: the agent never recovered" in run.failure_reason
 
-    def test_a_time_limit_during_an_injected_hang_is_the_harnesss(self, scripted: ScriptedServer) -> None:
+    def test_a_time_limit_during_an_injected_hang_is_the_harnesss(
+        self, scripted: ScriptedServer, demo_http_port: int
+    ) -> None:
         alice = make_alice()
-        server = demo_server("stdio", owner=alice, request_timeout=60)
+        # Over HTTP: no server process to start, so on a loaded machine the limit still strikes in the hang.
+        server = demo_server("http", owner=alice, request_timeout=60, port=demo_http_port)
         run = run_with_faults(
             scripted,
             server,
             alice,
             {"faults": [{"kind": "hang"}]},
             call("get_weather"),
-            time_limit_seconds=8,
+            time_limit_seconds=10,
         )
         assert (run.stop_reason, run.verdict, run.failure_cause) == ("time_limit", "inconclusive", "harness"), (
             run.phase,
@@ -85,6 +88,6 @@ class RecoveryRunTests:
             run.all_tool_calls,
         )
         assert run.failure_reason == (
-            "harness: the injected hang on get_weather was still running at the 8 s time limit; lower the request "
+            "harness: the injected hang on get_weather was still running at the 10 s time limit; lower the request "
             "timeout or raise the limit"
         )
