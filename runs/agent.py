@@ -18,6 +18,7 @@ from evalhub.model_client.results import ToolCall
 from runs.budgets import Budgets
 from runs.code_mode import DIRECT
 from runs.code_mode.dispatch import calls_counted, offered_tools, perform
+from runs.fault_injection.connection import take_injected
 from runs.models import Run
 from runs.record_limits import MODEL_MESSAGE_BYTES, TOOL_CONTENT_TO_MODEL_BYTES, cap_text
 from runs.recorder import Recorder
@@ -142,6 +143,7 @@ async def call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connectio
     and the record's `toolName`; the model's name is kept as `offeredName`."""
     timestamp = int(time.time() * 1000)
     started = time.perf_counter()
+    injected = None
     if call.arguments is None:
         # The model's own mistake: answer it as a real MCP client would, with an error result it can read.
         result: dict[str, Any] = {
@@ -152,6 +154,7 @@ async def call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connectio
         result = {"content": [{"type": "text", "text": f"Unknown tool {call.name!r}."}], "isError": True}
     else:
         result = dict(await conn.call_tool(tool["name"], call.arguments))
+        injected = take_injected(result)
     real_name = tool["name"] if tool is not None else call.name
     record: dict[str, Any] = {
         "toolName": real_name,
@@ -164,6 +167,8 @@ async def call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connectio
     }
     if real_name != call.name:
         record["offeredName"] = call.name
+    if injected is not None:
+        record["injectedFault"] = injected
     if call.arguments is None:
         record["rawArguments"] = call.raw_arguments
     validation = check_output_schema(tool, result)

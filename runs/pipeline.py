@@ -41,6 +41,9 @@ from runs.cassettes.tape import SIMULATOR
 from runs.conversation.driver import ConversationDriver, SimulatorFailed, load_simulator_provider
 from runs.conversation.spec import parse_conversation
 from runs.events import publish as events
+from runs.fault_injection.connection import FaultInjectingConnection
+from runs.fault_injection.schedule import FaultSchedule
+from runs.fault_injection.spec import InvalidFaults, parse_plan
 from runs.levels import execute_directly, invoke_once
 from runs.models import Run, RunEnded
 from runs.primitives import get_prompt, read_resource
@@ -187,6 +190,10 @@ async def _connect_and_act(
     except ValueError as exc:
         # The form and the API validate it; a scenario edited around them (the admin, a script) may not be.
         raise StepFailed("connect", "invalid_conversation", f"The scenario's conversation is invalid: {exc}") from None
+    try:
+        fault_plan = parse_plan(run.settings.get("fault_injection"))
+    except InvalidFaults as exc:
+        raise StepFailed("connect", "invalid_faults", f"The run's fault injection is invalid: {exc}") from None
     simulation = conversation.simulation
     if simulation is not None and simulation.provider_id is not None and simulator_provider is None:
         raise StepFailed("connect", "deleted", "The simulated user's provider was deleted before the run started.")
@@ -214,9 +221,16 @@ async def _connect_and_act(
     )
     level = run.settings.get("level", Scenario.Level.SCENARIO)
     step = "connect"
+    faulty: FaultInjectingConnection | None = None
     try:
         with anyio.fail_after(run.settings["time_limit_seconds"]):
             async with _connected(run.server, server_config, recorder, offline=interposer.offline) as live:
+                if fault_plan.faults and live is not None:
+                    # Innermost interposer: the cassette around it records what the agent saw (an offline replay
+                    # answers from that record, faults included, so it injects nothing again).
+                    schedule = FaultSchedule(fault_plan, trial=run.trial or 1)
+                    faulty = FaultInjectingConnection(live, schedule, request_timeout=server_config.request_timeout)
+                    live = faulty.as_connection()
                 conn = interposer.connection(live)
                 step = "list tools"
                 await recorder.entering(step)
@@ -260,6 +274,8 @@ async def _connect_and_act(
                         task=task, tools=tools, conn=conn, client=client, recorder=recorder, follow_ups=driver
                     )
     except TimeoutError:
+        if faulty is not None and faulty.phase_in_flight:
+            await recorder.entering(faulty.phase_in_flight)
         return Run.StopReason.TIME_LIMIT
     except CassetteMiss as exc:
         raise StepFailed(exc.step, exc.kind, recorder.redact(exc.message), details=exc.details()) from None
@@ -324,7 +340,11 @@ def _finish(run: Run, started: float, *, stop_reason: str, error: StepFailed | N
         if not run.save_if_running(finished):
             raise RunEnded(f"Run {run.pk} ended before its worker finished it.")
         return
-    run.phase, run.phase_started_at = "score", timezone.now()
+    # A run the time limit stopped keeps the phase it stopped in: its verdict (runs.verdict) says whose the time
+    # was from it (a tool still running is the server's, an injected fault the harness's), now and when re-scored.
+    if stop_reason != Run.StopReason.TIME_LIMIT:
+        run.phase = "score"
+    run.phase_started_at = timezone.now()
     if not run.save_if_running(["phase", "phase_started_at"]):
         raise RunEnded(f"Run {run.pk} ended before its worker scored it.")
     try:

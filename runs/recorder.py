@@ -288,6 +288,8 @@ class Recorder:
                 "cost_usd": str(result.cost.total_usd) if result.cost.total_usd is not None else None,
                 "cost_source": result.cost.source,
                 "latency_ms": round(result.latency_ms),
+                # When it began (epoch ms): the fault timeline and the exported trace place it in time.
+                "timestamp": int(time.time() * 1000) - round(result.latency_ms),
                 "attempts": result.attempts,
                 "finish_reason": step["finishReason"],
             }

@@ -90,15 +90,18 @@ def run_facts(run: Run, results: Sequence[ScoreResult]) -> RunFacts:
 
 
 def tool_call_facts(calls: Iterable[dict[str, Any]], tools: dict[str, dict[str, Any]] | None) -> list[ToolCallFact]:
-    """Each tool call and who failed it: the agent when its call was refused before the tool ran (arguments that
-    are not JSON, an unknown tool, arguments the tool's input schema refuses), else the server."""
+    """Each tool call and who failed it: EvalHub's injected fault ("fault") when one failed it, the agent when its
+    call was refused before the tool ran (arguments that are not JSON, an unknown tool, arguments the tool's input
+    schema refuses), else the server."""
     facts = []
     for call in calls:
         name = str(call.get("toolName", ""))
         if name in _HARNESS_TOOLS:
             continue
         failed_by = None
-        if call.get("isError"):
+        if call.get("isError") and call.get("injectedFault"):
+            failed_by = "fault"
+        elif call.get("isError"):
             failed_by = "agent" if _agent_fault(call, tools) else "server"
         facts.append(ToolCallFact(tool=name, failed_by=failed_by))
     return facts

@@ -5,7 +5,8 @@ with their checklist kept in the result's `details`; it gates when any expectati
 fails when one of those failed. Each attached scorer gates at its own threshold (default: the scenario's) unless
 attached as advisory. A run's score is the mean of its results' scores (an errored scorer counts as 0, a skipped
 judge is left out); its verdict is `runs.run_verdict`'s: a gating scorer that errored or was skipped makes it
-inconclusive, never failed.
+inconclusive, never failed. A scenario that injects faults with recovery expectations gets one more gating
+result, "Fault recovery" (runs/fault_injection).
 
 The judges gate (`gate_judges`: the run's `judges` setting, else EVALHUB_GATE_JUDGES): under "calibrated", a gating
 judge whose calibration (scorers.calibration) is not `calibrated` is advisory for this run: its result is kept and
@@ -22,6 +23,7 @@ from django.conf import settings as django_settings
 from django.db import transaction
 
 from runs.cassettes.interposer import REPLAYED_DURATION
+from runs.fault_injection.results import recovery_result
 from runs.models import Run, ScoreResult
 from runs.run_verdict import VERDICT_FIELDS, apply_verdict, tool_call_facts
 from runs.snapshots.services import run_snapshots, snapshots_record
@@ -211,7 +213,8 @@ def _default_result(run: Run) -> ScoreResult:
     verdict = default_verdict(
         expected_tools=run.settings.get("expected_tools") or [],
         called=[call.tool for call in calls],
-        failed_calls=sum(call.failed_by is not None for call in calls),
+        # A call an injected fault failed is not the tool's error (runs/fault_injection).
+        failed_calls=sum(call.failed_by not in (None, "fault") for call in calls),
         tool_errors_expected=bool(run.settings.get("tool_errors_expected")),
     )
     return ScoreResult(
@@ -251,6 +254,9 @@ def score_run(run: Run, *, finishing: tuple[str, ...] = ()) -> bool:
         ]
     else:
         results = [_default_result(run)]
+    # The scenario's recovery expectations, when it injects faults (runs/fault_injection): one more gating check.
+    if (recovery := recovery_result(run)) is not None:
+        results.append(recovery)
     # A judge the gate made advisory is shown but never decides: its score stays on its result, out of the run's
     # (else a low score from a judge nobody trusts would fail the run through the threshold).
     counted = [

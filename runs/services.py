@@ -60,6 +60,7 @@ def run_create(
     snapshots: str = "",
     server_override: dict[str, Any] | None = None,
     variant: dict[str, Any] | None = None,
+    fault_injection: dict[str, Any] | None = None,
 ) -> Run:
     """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
     an experiment all of its trials at once) inside the same transaction, and announces the runs it created
@@ -68,7 +69,8 @@ def run_create(
     `judges` ("all" or "calibrated"): which gating judges decide its verdict (runs.scoring.gate_judges); empty
     leaves it to the site's setting when the run is scored. `snapshots` ("update" or "ci"): how its `$snapshot`
     checks treat missing and different values (runs.snapshots.services). `variant` (runs/variants) is the tool
-    surface the model is offered instead of the server's own.
+    surface the model is offered instead of the server's own. `fault_injection` (an experiment column's
+    fault profile, runs.experiments) replaces the scenario's own.
 
     Raises SideEffectsUnacknowledged for an execution-level scenario whose server's side effects nobody accepted.
     """
@@ -97,6 +99,7 @@ def run_create(
             "conversation": scenario.conversation,
             "pass_threshold": scenario.pass_threshold,
             "tool_errors_expected": scenario.tool_errors_expected,
+            "fault_injection": fault_injection if fault_injection is not None else scenario.fault_injection,
             **level_settings(scenario),
             **({"judges": judges} if judges else {}),
             **({"snapshots": snapshots} if snapshots else {}),

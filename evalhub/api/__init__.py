@@ -245,6 +245,7 @@ def _mount_routers() -> None:
     from runs.experiments.api import router as experiments_router
     from runs.reviews.api import export_router as reviews_export_router
     from runs.reviews.api import router as reviews_router
+    from runs.traces.api import router as traces_router
     from scorers.api import router as scorers_router
 
     api.add_router("/servers", servers_router, tags=["servers"])
@@ -256,6 +257,7 @@ def _mount_routers() -> None:
     api.add_router("/runs", runs_router, tags=["runs"])
     api.add_router("/runs", reviews_router, tags=["reviews"])
     api.add_router("/runs", replays_router, tags=["replays"])
+    api.add_router("/runs", traces_router, tags=["runs"])
     api.add_router("/reviews", reviews_export_router, tags=["reviews"])
     api.add_router("/experiments", experiments_router, tags=["experiments"])
     api.add_router("", system_router, tags=["system"])

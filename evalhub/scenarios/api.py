@@ -92,6 +92,7 @@ def scenario_out(scenario: Scenario) -> dict[str, Any]:
         "expected": scenario.expected,
         "expectations": list(scenario.expectations),
         "conversation": dict(scenario.conversation),
+        "fault_injection": dict(scenario.fault_injection),
         "tags": [tag.name for tag in scenario.tags.all()],
         "scorer_ids": [scorer.pk for scorer in scenario.scorers.all()],
         "scorers": [
@@ -148,6 +149,7 @@ def _form_data(values: dict[str, Any]) -> dict[str, Any]:
         "expected": "" if values["expected"] is None else json.dumps(values["expected"]),
         "expectations": json.dumps(values["expectations"]),
         "conversation": "" if values["conversation"] is None else json.dumps(values["conversation"]),
+        "fault_injection": "" if values["fault_injection"] is None else json.dumps(values["fault_injection"]),
         "tags_text": ", ".join(values["tags"]),
         "scorers": [a["id"] for a in attachments] if attachments is not None else values["scorer_ids"],
         "advisory_scorers": [a["id"] for a in attachments or () if a["advisory"]],
@@ -236,7 +238,7 @@ def update_scenario(request: HttpRequest, scenario_id: int, payload: ScenarioPat
     values = patched(
         scenario_out(scenario),
         changes,
-        nullable=("expected", "expectations", "conversation", "token_budget", "cost_budget_usd"),
+        nullable=("expected", "expectations", "conversation", "fault_injection", "token_budget", "cost_budget_usd"),
     )
     if "scorer_ids" in changes and "scorers" not in changes:
         values["scorers"] = None  # scorer_ids alone: those scorers, gating (as before attachments had settings)

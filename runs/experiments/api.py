@@ -36,6 +36,7 @@ from runs.experiments.services import (
     experiment_cancel,
     experiment_start_requested,
 )
+from runs.fault_injection.spec import FAULT_INJECTION_HELP
 from runs.models import Run
 from runs.quota import quota_status
 from runs.reports import render_report, run_record
@@ -58,6 +59,11 @@ class ModelIn(Schema):
     provider_id: Id | None = Field(None, description="Needed only when several providers serve the model.")
 
 
+class FaultProfileIn(Schema):
+    name: str = Field(..., min_length=1, max_length=60)
+    fault_injection: dict[str, Any] = Field({}, description=FAULT_INJECTION_HELP)
+
+
 class ExperimentIn(Schema):
     name: str = Field("", max_length=200)
     label: str = Field("", max_length=200, description="Free text: the server's version, a git sha…")
@@ -66,6 +72,12 @@ class ExperimentIn(Schema):
     models: list[ModelIn] = Field(..., min_length=1, max_length=20)
     modes: list[Literal["direct", "code"]] = Field(
         [], max_length=2, description="Run every model in each of these tool modes; empty: each scenario's own."
+    )
+    fault_profiles: list[FaultProfileIn] = Field(
+        [],
+        max_length=10,
+        description="Run every model under each of these fault profiles (a column each), replacing each scenario's "
+        'own fault injection; {"name": "no faults", "fault_injection": {}} is the baseline. Empty: each its own.',
     )
     trials: int = Field(DEFAULT_TRIALS, ge=MIN_TRIALS, le=MAX_TRIALS)
     baseline_id: Id | Literal["pinned"] | None = Field(
@@ -100,6 +112,7 @@ class ModelOut(Schema):
     model: str
     tool_mode: str = Field("", description='"direct" or "code" when the experiment compares modes; else "".')
     variant: str = VARIANT
+    fault_profile: str = Field("", description="The fault profile's name when the experiment compares them; else ''.")
 
 
 class CellOut(Schema):
@@ -111,6 +124,7 @@ class CellOut(Schema):
     model: str
     tool_mode: str = Field("", description='"direct" or "code" when the experiment compares modes; else "".')
     variant: str = VARIANT
+    fault_profile: str = Field("", description="The fault profile's name when the experiment compares them; else ''.")
     column: int = Field(description="The cell's column: its index in the experiment's `models` and `totals`.")
     trials: int
     finished: int
@@ -290,6 +304,7 @@ def start_experiment(request: HttpRequest, payload: ExperimentIn) -> Status:
             scenario_ids=payload.scenario_ids,
             models=[(m.model, m.provider_id) for m in payload.models],
             modes=list(dict.fromkeys(payload.modes)),
+            fault_profiles=[profile.dict() for profile in payload.fault_profiles],
             trials=payload.trials,
             baseline=payload.baseline_id,
             rerun_inconclusive=payload.rerun_inconclusive,

@@ -10,10 +10,12 @@ from django import forms
 from django.urls import reverse
 
 from evalhub.providers.model_choices import model_choices, parse_model_value
+from evalhub.scenarios.forms import JSONTextField
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.servers.models import McpServer
 from runs.experiments.models import DEFAULT_TRIALS, JUDGES_CHOICES, MAX_TRIALS, MIN_TRIALS, Experiment
 from runs.experiments.services import ModelChoice
+from runs.fault_injection.profiles import parse_profiles
 from runs.variants.surface import VariantInvalid, surface_record, variant_from_text
 
 
@@ -38,6 +40,21 @@ class ExperimentForm(forms.Form):
         choices=[("direct", "Direct tool calls"), ("code", "Code mode (run_code)")],
         help_text="Run every model in each mode checked, to compare them on the same scenarios. None: each "
         "scenario's own mode.",
+    )
+    fault_profiles = JSONTextField(
+        required=False,
+        label="Fault profiles",
+        widget=forms.Textarea(
+            attrs={
+                "rows": 4,
+                "class": "mono",
+                "spellcheck": "false",
+                "placeholder": '[{"name": "no faults", "fault_injection": {}},\n {"name": "slow search", '
+                '"fault_injection": {"faults": [{"tool": "search_flights", "kind": "slow", "delay_ms": 3000}]}}]',
+            }
+        ),
+        help_text="Run every model under each profile (a column each), replacing each scenario's own fault "
+        "injection, to see which models cope. Empty: each scenario's own.",
     )
     trials = forms.IntegerField(
         min_value=MIN_TRIALS,
@@ -109,6 +126,13 @@ class ExperimentForm(forms.Form):
                 raise forms.ValidationError(str(exc)) from None
             chosen.append(ModelChoice(provider, model))
         return chosen
+
+    def clean_fault_profiles(self) -> list[dict[str, Any]]:
+        value = self.cleaned_data["fault_profiles"] or []
+        errors = parse_profiles(value)[1]
+        if errors:
+            raise forms.ValidationError([forms.ValidationError(error, code="invalid_faults") for error in errors])
+        return list(value)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

@@ -152,6 +152,7 @@ class CellView:
             "model": cell.model,
             "tool_mode": cell.tool_mode,
             "variant": cell.variant,
+            "fault_profile": cell.fault_profile,
             "column": cell.column,
             "trials": cell.trials,
             "finished": cell.finished,
@@ -300,10 +301,12 @@ class Matrix:
 
 def column_label(choice: dict[str, Any], duplicates: set[str]) -> str:
     """The model's name; with its provider when two providers' models share a name, its tool mode when the
-    experiment compares modes, and its variant when the column offers one (runs/variants)."""
+    experiment compares modes, its variant when the column offers one (runs/variants), and its fault profile when
+    it compares those (runs/fault_injection/profiles.py)."""
     model = str(choice["model"])
     label = f"{model} ({choice['provider']})" if model in duplicates else model
-    return " · ".join(str(part) for part in (label, choice.get("tool_mode"), choice.get("variant")) if part)
+    parts = (label, choice.get("tool_mode"), choice.get("variant"), choice.get("fault_profile"))
+    return " · ".join(str(part) for part in parts if part)
 
 
 def build_matrix(experiment: Experiment, cells: list[ExperimentCell]) -> Matrix:

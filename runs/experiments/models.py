@@ -97,6 +97,10 @@ class ExperimentCell(models.Model):
     tool_mode = models.CharField(max_length=10, blank=True, default="")
     # The column's tool-surface variant (a name in the experiment's variant_list); "" = the server as it is.
     variant = models.CharField(max_length=60, blank=True, default="")
+    # The column's fault profile when the experiment compares them (runs/fault_injection/profiles.py): its name,
+    # and the fault injection its trials run with (re-runs too); "" / None = each scenario's own.
+    fault_profile = models.CharField(max_length=60, blank=True, default="")
+    fault_injection = models.JSONField(null=True, blank=True)
     row = models.PositiveIntegerField()
     column = models.PositiveIntegerField()
 
@@ -142,15 +146,15 @@ class ExperimentCell(models.Model):
 
     @property
     def model_label(self) -> str:
-        """The model as a comparison names it: with its tool mode when the experiment compares modes, and its
-        variant when it is one."""
-        return " · ".join(part for part in (self.model, self.tool_mode, self.variant) if part)
+        """The model as a comparison names it: with its tool mode when the experiment compares modes, its variant
+        when it is one, and its fault profile when the experiment compares those."""
+        return " · ".join(part for part in (self.model, self.tool_mode, self.variant, self.fault_profile) if part)
 
     @property
-    def key(self) -> tuple[int | None, str, str, str]:
+    def key(self) -> tuple[int | None, str, str, str, str]:
         """What makes two experiments' cells the same cell: the scenario, the model (the provider may be
-        re-created, the model name is what was measured), the tool mode and the variant."""
-        return (self.scenario_id, self.model, self.tool_mode, self.variant)
+        re-created, the model name is what was measured), the tool mode, the variant and the fault profile."""
+        return (self.scenario_id, self.model, self.tool_mode, self.variant, self.fault_profile)
 
 
 class BaselinePin(models.Model):

@@ -22,6 +22,7 @@ from evalhub.server_evals.services import SideEffectsUnacknowledged, require_sid
 from runs.events import publish as events
 from runs.experiments.metrics import cells_refresh
 from runs.experiments.models import JUDGES, MAX_TRIALS, MIN_TRIALS, BaselinePin, Experiment, ExperimentCell
+from runs.fault_injection.profiles import parse_profiles
 from runs.models import Run
 from runs.quota import QuotaExceeded, QuotaStatus, countdown, reserve_runs
 from runs.services import run_create
@@ -54,22 +55,36 @@ class ExperimentQuotaExceeded(QuotaExceeded):
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """A column of the matrix: a model, the tool mode it runs in ("" = each scenario's own) and the tool-surface
-    variant it is offered ("" = the server as it is)."""
+    """A column of the matrix: a model, the tool mode it runs in ("" = each scenario's own), the tool-surface
+    variant it is offered ("" = the server as it is) and the fault profile it runs under ("" = each scenario's own
+    fault injection, runs/fault_injection/profiles.py)."""
 
     provider: Provider
     model: str
     tool_mode: str = ""
     variant: str = ""
+    fault_profile: str = ""
+    fault_injection: dict[str, Any] | None = None
 
     @property
     def record(self) -> dict[str, object]:
-        record = {"provider_id": self.provider.pk, "provider": self.provider.name, "model": self.model}
-        return (
-            record
-            | ({"tool_mode": self.tool_mode} if self.tool_mode else {})
-            | ({"variant": self.variant} if self.variant else {})
-        )
+        record: dict[str, object] = {
+            "provider_id": self.provider.pk,
+            "provider": self.provider.name,
+            "model": self.model,
+        }
+        if self.tool_mode:
+            record["tool_mode"] = self.tool_mode
+        if self.variant:
+            record["variant"] = self.variant
+        if self.fault_profile:
+            record |= {"fault_profile": self.fault_profile, "fault_injection": self.fault_injection}
+        return record
+
+    @property
+    def key(self) -> tuple[int, str, str, str]:
+        """What makes two chosen columns the same before variants are added (with_variants)."""
+        return (self.provider.pk, self.model, self.tool_mode, self.fault_profile)
 
 
 def with_modes(models: list[ModelChoice], modes: list[str]) -> list[ModelChoice]:
@@ -102,6 +117,19 @@ def variants_check(*, variants: list[Variant], scenarios: list[Scenario]) -> Non
                 check_against(variant, snapshot.tool_names, where=f"variants[{index}]")
             except VariantInvalid as exc:
                 raise ExperimentInvalid(f"{exc} (server “{server.name}”)", field="variants") from None
+
+
+def with_fault_profiles(models: list[ModelChoice], value: Any) -> list[ModelChoice]:
+    """Each column once per fault profile, so every model meets the same faults; no profiles: as chosen. Raises
+    ExperimentInvalid naming the place of a profile's mistake."""
+    profiles, errors = parse_profiles(value)
+    if errors:
+        raise ExperimentInvalid("; ".join(errors), field="fault_profiles")
+    return [
+        replace(choice, fault_profile=profile.name, fault_injection=profile.fault_injection)
+        for choice in models
+        for profile in profiles
+    ] or models
 
 
 def model_resolve(*, model: str, provider_id: int | None = None) -> ModelChoice:
@@ -184,7 +212,7 @@ def experiment_start(
             raise ExperimentInvalid(f"Scenario “{scenario.name}”: {exc}", field="scenarios") from None
     variants = variants or []
     variants_check(variants=variants, scenarios=scenarios)
-    models = list({(c.provider.pk, c.model, c.tool_mode): c for c in models}.values())
+    models = list({c.key: c for c in models}.values())
     if variants:
         models = with_variants(models, variants)
     surfaces = {variant.name: variant.record() for variant in variants}
@@ -220,6 +248,8 @@ def experiment_start(
                 model=choice.model,
                 tool_mode=choice.tool_mode,
                 variant=choice.variant,
+                fault_profile=choice.fault_profile,
+                fault_injection=choice.fault_injection,
                 row=row,
                 column=column,
                 trials=trials,
@@ -239,6 +269,7 @@ def experiment_start(
                 tool_mode=choice.tool_mode,
                 judges=judges,
                 variant=surfaces.get(choice.variant),
+                fault_injection=choice.fault_injection,
             )
             for trial in range(1, trials + 1)
             for row, scenario in enumerate(scenarios)
@@ -255,6 +286,7 @@ def experiment_start_requested(
     models: list[tuple[str, int | None]],
     trials: int,
     modes: list[str] | None = None,
+    fault_profiles: list[dict[str, Any]] | None = None,
     user: User,
     name: str = "",
     label: str = "",
@@ -272,6 +304,7 @@ def experiment_start_requested(
     choices = with_modes(
         [model_resolve(model=model, provider_id=provider_id) for model, provider_id in models], modes or []
     )
+    choices = with_fault_profiles(choices, fault_profiles)
     chosen: Experiment | BaselinePin | None = None
     if baseline == "pinned":
         if not tag:

@@ -25,6 +25,7 @@ from runs.experiments.services import (
     pin_of,
     pinned_baseline,
     scenarios_select,
+    with_fault_profiles,
     with_modes,
 )
 from runs.heartbeat import runs_reap_stale
@@ -57,7 +58,7 @@ def experiment_create(request: HttpRequest) -> HttpResponse:
                 label=data["label"],
                 tag=data["tag"],
                 scenarios=scenarios,
-                models=with_modes(data["models"], data["modes"]),
+                models=with_fault_profiles(with_modes(data["models"], data["modes"]), data["fault_profiles"]),
                 trials=data["trials"],
                 rerun_inconclusive=data["rerun_inconclusive"],
                 judges=data["judges"],

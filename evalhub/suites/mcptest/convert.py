@@ -20,6 +20,7 @@ from typing import Any
 
 from evalhub.suites.mcptest.context import Context, Variable, env_name
 from evalhub.suites.mcptest.expect import Note, map_expects
+from evalhub.suites.mcptest.faults import agent_fault_injection
 from evalhub.suites.mcptest.report import Counts, classify, count
 from evalhub.suites.mcptest.schema import schema_errors
 from evalhub.suites.mcptest.tools import tool_test
@@ -35,7 +36,6 @@ UNSUPPORTED_SECTIONS = {
     "prompts": "prompt-get tests are not imported yet (EvalHub's prompt level gets one prompt, but mcptest's "
     "result assertions do not map onto it)",
     "compliance": "protocol compliance checks are not part of EvalHub",
-    "faults": "fault injection is not supported",
     "budget": "per-suite spend caps: use each scenario's cost budget",
     "target_versions": "EvalHub negotiates the protocol version itself",
     "model_compatibility": "metadata only; run several models with `evalhub run --models`",
@@ -86,7 +86,7 @@ def convert(data: Any, *, provider: str, model: str) -> Conversion:
     for name, spec in (data.get("providers") or {}).items():
         _provider(name, spec, f"/providers/{name}", context)
     for index, agent in enumerate(data.get("agents") or []):
-        _agent(agent, f"/agents/{index}", context)
+        _agent(agent, f"/agents/{index}", context, data.get("faults"))
     default_timeout = (data.get("performance") or {}).get("default_timeout_ms")
     for index, test in enumerate(data.get("tools") or []):
         tool_test(test, default_timeout, f"/tools/{index}", context)
@@ -194,10 +194,6 @@ def _judge(scenario: dict[str, Any], rubric: str, threshold: Any, context: Conte
         scenario["pass_threshold"] = float(threshold)
 
 
-AGENT_UNSUPPORTED = {
-    "inject": "fault injection is not supported",
-    "recovery": "fault recovery gates are not supported",
-}
 METRICS = ("mcp_task_completion", "mcp_use", "argument_correctness", "plan_quality", "multi_turn_mcp_use")
 
 
@@ -223,7 +219,7 @@ def _limits(scenario: dict[str, Any], test: Mapping[str, Any], pointer: str, con
         context.notes.append(Note(pointer, "approximated", reason))
 
 
-def _agent(agent: Mapping[str, Any], pointer: str, context: Context) -> None:
+def _agent(agent: Mapping[str, Any], pointer: str, context: Context, faults: Any) -> None:
     context.items.append(pointer)
     models = agent.get("models") or [agent["model"]]
     provider, model = _model(models[0], f"{pointer}/{'models/0' if 'models' in agent else 'model'}", context)
@@ -259,9 +255,9 @@ def _agent(agent: Mapping[str, Any], pointer: str, context: Context) -> None:
             _judge(scenario, text, value.get("threshold") if isinstance(value, Mapping) else None, context)
         elif key != "rubric":
             context.unsupported(f"{pointer}/eval/{key}", "judged trace metrics are not supported; use a judge scorer")
-    for key in agent:
-        if key in AGENT_UNSUPPORTED:
-            context.unsupported(f"{pointer}/{key}", AGENT_UNSUPPORTED[key])
+    if injected := agent_fault_injection(agent, faults, scenario["server"], pointer, context):
+        context.items.append(f"{pointer}/inject")
+        scenario["fault_injection"] = injected
     context.scenario_variables(scenario)
     context.suite["scenarios"].append(scenario)
 

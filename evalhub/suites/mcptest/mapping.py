@@ -74,7 +74,12 @@ MAPPING: tuple[tuple[str, str, str], ...] = (
         "the target's expectation with `turn`",
         "whole-run ones: reported",
     ),
-    ("agents[].eval metrics / inject / recovery", "— unsupported", "reported"),
+    ("agents[].eval metrics", "— unsupported", "reported"),
+    (
+        "faults[] + agents[].inject + agents[].recovery",
+        "scenarios[].fault_injection {faults, recovery}",
+        "hangs wait the server's request timeout, not virtual time",
+    ),
     (
         "tools[]",
         "execution-level scenarios[] (level, tool_call): the tool is called directly, no model",
@@ -83,7 +88,7 @@ MAPPING: tuple[tuple[str, str, str], ...] = (
     ),
     ("evals[] (rubric string, criteria, ref)", "scenarios[] + a judge scorer", "threshold → pass_threshold"),
     (
-        "resources, prompts, compliance, faults, budget, performance, target_versions, imports, fixtures, "
+        "resources, prompts, compliance, budget, performance, target_versions, imports, fixtures, "
         "compositions, scorers, model_compatibility",
         "— unsupported",
         "each reported with its pointer",

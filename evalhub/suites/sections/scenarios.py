@@ -93,6 +93,12 @@ SECTION = Section(
             "literal `${`.",
             {},
         ),
+        "fault_injection": Field(
+            {"type": "object"},
+            'Faults injected into its tool calls and the recovery expected: {"faults": [{name, tool, kind, …}], '
+            '"recovery": {max_detection_ms, max_recovery_ms, require_clean_timeout, require_told_user}}; {} is none.',
+            {},
+        ),
         "tags": Field(
             {**_NAMES, "items": {"type": "string", "pattern": TAG_PATTERN}},
             "Tags.",
