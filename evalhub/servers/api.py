@@ -136,7 +136,6 @@ def _save(server: McpServer | None, values: dict[str, Any], request: HttpRequest
         "warm_reuse": values["warm_reuse"],
         "warm_recycle_after": values["warm_recycle_after"],
         **{name: values[name] for name in http_settings.FIELDS},
-        "http_timeout": values["http_timeout"] or None,  # 0: no limit, as PATCH's null means "unchanged"
         "secret_env_text": _lines(values.get("secret_env") or {}, "=", "secret_env"),
         "secret_headers_text": _lines(values.get("secret_headers") or {}, ": ", "secret_headers"),
         "bearer_token": values.get("bearer_token") or "",
@@ -227,8 +226,9 @@ def update_server(request: HttpRequest, server_id: int, payload: ServerPatch) ->
     data = payload.dict(exclude_unset=True)
     if server.is_stdio or data.get("transport") == McpServer.Transport.STDIO:
         require_admin(request, "Changing a stdio server")
-    # null means "unchanged" for every field, secrets included (`patched` leaves them out of `values`).
-    values = patched(_current(server), data)
+    # null means "unchanged" for every field, secrets included (`patched` leaves them out of `values`), except
+    # the HTTP timeout, where null is its "no limit" value.
+    values = patched(_current(server), data, nullable=("http_timeout",))
     _refuse_warm_http({"warm_reuse": data.get("warm_reuse"), "transport": values["transport"]})
     with transaction.atomic():
         server = _save(server, values, request)

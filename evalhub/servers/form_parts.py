@@ -50,7 +50,11 @@ def parse_lines(text: str, *, separator: str, kind: str, secret: bool) -> tuple[
         if not sep or not name:
             problems.append(f"Line {number} has no “{separator}”: write one {example} per line.")
         elif not pattern.match(name):
-            allowed = "letters, digits and _, not starting with a digit" if kind == "env" else "letters, digits and -"
+            allowed = (
+                "letters, digits and _, not starting with a digit"
+                if kind == "env"
+                else "an RFC 7230 token: letters, digits and ! # $ % & ' * + - . ^ _ ` | ~; no spaces or colons"
+            )
             problems.append(f"Line {number}: “{name}” is not a valid {_noun(kind)} name ({allowed}).")
         elif kind == "header" and key in RESERVED_HEADERS:
             problems.append(f"Line {number}: {name} is set by EvalHub itself; remove this line.")

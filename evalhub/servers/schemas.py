@@ -90,9 +90,7 @@ class ServerIn(Schema):
     request_timeout: float = Field(60.0, gt=0, le=3600)
     warm_reuse: bool = Field(False, description=WARM_REUSE)
     warm_recycle_after: int = Field(DEFAULT_RECYCLE_AFTER, ge=1, le=MAX_RECYCLE_AFTER, description=RECYCLE_AFTER)
-    http_timeout: float | None = Field(
-        None, ge=0, le=MAX_HTTP_TIMEOUT, description=HELP_TEXTS["http_timeout"] + " 0 means none too."
-    )
+    http_timeout: float | None = Field(None, gt=0, le=MAX_HTTP_TIMEOUT, description=HELP_TEXTS["http_timeout"])
     max_redirects: int = Field(
         DEFAULT_MAX_REDIRECTS, ge=0, le=MAX_REDIRECTS_LIMIT, description=HELP_TEXTS["max_redirects"]
     )
@@ -130,9 +128,7 @@ class ServerPatch(Schema):
     request_timeout: float | None = Field(None, gt=0, le=3600)
     warm_reuse: bool | None = None
     warm_recycle_after: int | None = Field(None, ge=1, le=MAX_RECYCLE_AFTER)
-    http_timeout: float | None = Field(
-        None, ge=0, le=MAX_HTTP_TIMEOUT, description="null leaves it unchanged; 0 removes it (no limit)."
-    )
+    http_timeout: float | None = Field(None, gt=0, le=MAX_HTTP_TIMEOUT, description="null removes it (no limit).")
     max_redirects: int | None = Field(None, ge=0, le=MAX_REDIRECTS_LIMIT)
     user_agent_override: str | None = Field(None, max_length=200)
     tls_insecure_skip_verify: bool | None = None
