@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
@@ -14,6 +15,11 @@ TlsMinVersion = Literal["", "1.2", "1.3"]
 
 # httpx's own default, which EvalHub used before the limit became a setting.
 DEFAULT_MAX_REDIRECTS = 20
+MAX_REDIRECTS_LIMIT = 50
+MAX_HTTP_TIMEOUT = 3600.0
+# An RFC 7230 token: what a header name may be.
+HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
+HEADER_NAME_RULE = "an RFC 7230 token: letters, digits and ! # $ % & ' * + - . ^ _ ` | ~; no spaces or colons"
 
 TRANSPORTS: tuple[Transport, ...] = ("stdio", "http", "sse")
 

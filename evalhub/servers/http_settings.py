@@ -11,7 +11,7 @@ from typing import Any
 
 from django import forms
 
-from evalhub.mcp_client.config import DEFAULT_MAX_REDIRECTS
+from evalhub.mcp_client.config import DEFAULT_MAX_REDIRECTS, MAX_HTTP_TIMEOUT
 
 FIELDS = [
     "http_timeout",
@@ -21,7 +21,6 @@ FIELDS = [
     "tls_ca_bundle_path",
     "tls_min_version",
 ]
-MAX_HTTP_TIMEOUT = 3600.0
 
 INSECURE_WARNING = (
     "TLS certificate verification is off for this server: anyone between EvalHub and it can read and change the "

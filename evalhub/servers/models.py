@@ -10,11 +10,9 @@ from django.db import models
 from django.utils import timezone
 
 from evalhub import outbound, vault
-from evalhub.mcp_client.config import DEFAULT_MAX_REDIRECTS, ServerConfig
+from evalhub.mcp_client.config import DEFAULT_MAX_REDIRECTS, MAX_REDIRECTS_LIMIT, ServerConfig
 from evalhub.mcp_client.snapshot import tools_hash
 from evalhub.mcp_client.warm_pool import DEFAULT_RECYCLE_AFTER, MAX_RECYCLE_AFTER
-
-MAX_REDIRECTS_LIMIT = 50
 
 
 class McpServer(models.Model):

@@ -7,10 +7,9 @@ from typing import Any, Literal
 
 from ninja import Field, Schema
 
-from evalhub.mcp_client.config import DEFAULT_MAX_REDIRECTS
+from evalhub.mcp_client.config import DEFAULT_MAX_REDIRECTS, MAX_HTTP_TIMEOUT, MAX_REDIRECTS_LIMIT
 from evalhub.mcp_client.warm_pool import DEFAULT_RECYCLE_AFTER, MAX_RECYCLE_AFTER
-from evalhub.servers.http_settings import HELP_TEXTS, MAX_HTTP_TIMEOUT
-from evalhub.servers.models import MAX_REDIRECTS_LIMIT
+from evalhub.servers.http_settings import HELP_TEXTS
 
 TransportName = Literal["stdio", "http", "sse"]
 InspectionStatus = Literal["idle", "inspecting", "interrupted"]
