@@ -32,7 +32,7 @@ from evalhub.outbound import dropped_secrets_message
 from evalhub.permissions import STDIO_STAFF_ONLY, can_change, is_staff, require_change
 from evalhub.providers.model_choices import model_choices
 from evalhub.server_evals import services as server_evals
-from evalhub.servers import services
+from evalhub.servers import http_settings, services
 from evalhub.servers.forms import ServerForm
 from evalhub.servers.models import McpServer, ToolSnapshot
 from evalhub.vault import SecretUnavailable
@@ -224,6 +224,7 @@ def server_detail(request: HtmxHttpRequest, server_id: int) -> HttpResponse:
         "secrets_lost": secrets_lost,
         "scenarios": server.scenarios.order_by("name"),
         "run_count": server.runs.count(),
+        "tls_warning": http_settings.INSECURE_WARNING if server.tls_insecure_skip_verify else "",
     }
     template = "evalhub/server_detail.html"
     if request.htmx:

@@ -16,9 +16,11 @@ from django.db import transaction
 from django.db.models import ProtectedError
 
 from evalhub import vault
+from evalhub.mcp_client.config import ALWAYS_SECRET_HEADERS, HEADER_NAME, HEADER_NAME_RULE
 from evalhub.providers.models import Provider, ensure_builtin_providers
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.form_parts import looks_secret_env, url_shape_problem
+from evalhub.servers.http_settings import ca_bundle_problem
 from evalhub.servers.models import McpServer
 from evalhub.suites import secrets, store
 from evalhub.suites.mcptest import Conversion, convert
@@ -152,7 +154,12 @@ def _secret_problems(data: dict[str, Any], current: dict[str, Any]) -> list[tupl
             for field in ("env", "headers"):
                 for name, value in (entry.get(field) or {}).items():
                     pointer = f"{where}/{field}/{name}"
-                    if vault.env_reference(value) is None and looks_secret_env(name.replace("-", "_")):
+                    credential = field == "headers" and name.lower() in ALWAYS_SECRET_HEADERS
+                    if field == "headers" and not HEADER_NAME.match(name):
+                        found.append((pointer, f"“{name}” is not a valid header name ({HEADER_NAME_RULE}); rename it"))
+                    elif vault.env_reference(value) is None and (
+                        credential or looks_secret_env(name.replace("-", "_"))
+                    ):
                         found.append((pointer, f"{name} looks like a credential: write it as a ${{VAR}} reference"))
                     elif value != (stored.get(field) or {}).get(name):
                         found += _refusal(pointer, value, moved)
@@ -160,6 +167,8 @@ def _secret_problems(data: dict[str, Any], current: dict[str, Any]) -> list[tupl
                 value = entry.get(field, "")
                 if value and value != stored.get(field):
                     found += _refusal(f"{where}/{field}", value, moved)
+            if (path := entry.get("tls_ca_bundle_path")) and (problem := ca_bundle_problem(path)) is not None:
+                found.append((f"{where}/tls_ca_bundle_path", problem))
             url = entry.get("url") or entry.get("base_url") or ""
             if url and (problem := url_shape_problem(url)) is not None:
                 found.append((f"{where}/{'url' if 'url' in entry else 'base_url'}", problem))

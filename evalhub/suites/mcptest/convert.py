@@ -143,10 +143,41 @@ def _server(name: str, spec: Mapping[str, Any], pointer: str, context: Context) 
     for key in auth:
         if key != "bearer_token_env":
             context.unsupported(f"{pointer}/auth/{key}", "only auth.bearer_token_env is supported")
+    if "http" in spec and "url" in spec:
+        entry |= _http_settings(spec["http"], f"{pointer}/http", context)
     for key in spec:
-        if key not in ("command", "url", "env", "headers", "auth"):
+        if key not in ("command", "url", "env", "headers", "auth", "http"):
             context.unsupported(f"{pointer}/{key}", "no EvalHub server setting for this")
     context.suite["servers"].append(entry)
+
+
+def _http_settings(http: Any, pointer: str, context: Context) -> dict[str, Any]:
+    """mcptest's `server.http` block as EvalHub's HTTP transport settings (durations like 30s, 500ms)."""
+    found: dict[str, Any] = {}
+    tls = http.get("tls") if isinstance(http, Mapping) else None
+    items = [*((k, v) for k, v in http.items() if k != "tls")] if isinstance(http, Mapping) else []
+    items += [(f"tls/{k}", v) for k, v in tls.items()] if isinstance(tls, Mapping) else []
+    for key, value in items:
+        where = f"{pointer}/{key}"
+        duration = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)", str(value).strip())
+        seconds = (
+            float(duration.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[duration.group(2)] if duration else 0
+        )
+        if key in ("timeout", "connect_timeout") and 0 < seconds <= 3600:
+            found["http_timeout" if key == "timeout" else "connect_timeout"] = seconds
+        elif key == "max_redirects" and type(value) is int and 0 <= value <= 50:
+            found["max_redirects"] = value
+        elif key == "user_agent_override" and value is True:
+            pass  # EvalHub always sends a User-Agent given in `headers`, as mcptest does with this on
+        elif key == "tls/insecure_skip_verify" and isinstance(value, bool):
+            found["tls_insecure_skip_verify"] = value
+        elif key == "tls/ca_bundle_path" and isinstance(value, str):
+            found["tls_ca_bundle_path"] = context.expand(value, where)
+        elif key == "tls/min_version" and str(value) in ("1.2", "1.3"):
+            found["tls_min_version"] = str(value)
+        else:
+            context.unsupported(where, "not an HTTP setting EvalHub has, or a value it cannot take")
+    return found
 
 
 def _provider(name: str, spec: Mapping[str, Any], pointer: str, context: Context) -> None:

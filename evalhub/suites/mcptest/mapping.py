@@ -12,7 +12,13 @@ MAPPING: tuple[tuple[str, str, str], ...] = (
     ("servers.<name>.env", "servers[].env", "`${VAR}` values stay secret references"),
     ("servers.<name>.headers", "servers[].headers", "{env: NAME} becomes the secret reference ${NAME}"),
     ("servers.<name>.auth.bearer_token_env", "servers[].bearer_token", "as the reference ${NAME}"),
-    ("servers.<name>.auth.oauth / wait_for_ready / http / cassette", "— unsupported", ""),
+    (
+        "servers.<name>.http (timeout, connect_timeout, max_redirects, tls.*)",
+        "servers[].http_timeout, connect_timeout, max_redirects, tls_insecure_skip_verify, tls_ca_bundle_path, "
+        "tls_min_version",
+        "user_agent_override: true is EvalHub's behaviour (a User-Agent header is sent as given)",
+    ),
+    ("servers.<name>.auth.oauth / wait_for_ready / cassette", "— unsupported", ""),
     ("variables.<name>.value", "interpolated at import into ${name} uses", ""),
     (
         "variables.<name>.from_env + default, ${VAR:?}, ${VAR:-default}, $VAR",
