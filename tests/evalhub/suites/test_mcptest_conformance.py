@@ -254,6 +254,8 @@ class ReportTests:
     def test_every_item_is_counted_once_as_exact_approximated_or_refused(self) -> None:
         converted = conversion(
             """
+            faults:
+              - {name: hang, target: {tool: get_weather}, kind: hang}
             compliance:
               - {name: init, server: demo, check: initialize}
             agents:
@@ -273,15 +275,15 @@ class ReportTests:
         )
         assert converted.items == {
             "/servers/demo": "exact",
-            "/agents/0": "approximated",  # imported without inject
+            "/agents/0": "approximated",  # imported without its refused assertion
             "/agents/0/expect/0": "exact",
             "/agents/0/expect/1": "refused",
             "/compliance/0": "refused",
-            "/agents/0/inject": "refused",
+            "/agents/0/inject": "exact",  # the fault it names, injected (runs/fault_injection)
         }
-        assert converted.counts.to_dict() == {"exact": 2, "approximated": 1, "refused": 3}
+        assert converted.counts.to_dict() == {"exact": 3, "approximated": 1, "refused": 2}
         assert converted.report().startswith(
-            "6 item(s): 2 imported exactly, 1 imported with an approximation, 3 refused."
+            "6 item(s): 3 imported exactly, 1 imported with an approximation, 2 refused."
         )
 
 
@@ -372,7 +374,8 @@ class StdioOutcomeTests:
         assert failed.verdict == "fail" and failed.passed is False  # 2 of 3 passed is not a pass
 
         slow = execute(scenarios["too slow"], alice)
-        assert (slow.stop_reason, slow.verdict, slow.failure_cause) == ("time_limit", "fail", "budget")
+        # The time limit struck while the tool was answering: the server's slowness (runs/verdict).
+        assert (slow.stop_reason, slow.verdict, slow.failure_cause) == ("time_limit", "fail", "server")
 
 
 @pytest.mark.django_db

@@ -58,6 +58,8 @@ class McptestFaultsTests:
         assert problems_of(conversion.suite) == []
         assert [str(note) for note in conversion.notes] == [
             "/agents/0/model: approximated: runs on provider 'EvalHub offline' (choose with --provider)",
+            "/agents/0: approximated: no max_tool_calls or time_budget: unbounded in mcptest; EvalHub bounds every "
+            "run, here at its largest (500 tool calls, 1200 s)",
             "/faults/3: approximated: targets server 'other', not this agent's: not injected",
             "/agents/0/inject: approximated: mcptest hangs in virtual time; EvalHub waits the server's request "
             "timeout: set it at most 3000 ms for a hang to time out within max_detection_ms",
