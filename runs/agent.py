@@ -144,13 +144,17 @@ async def call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connectio
     timestamp = int(time.time() * 1000)
     started = time.perf_counter()
     injected = None
+    # The model's own mistakes, answered here as a real MCP client would (an error result it can read) and never
+    # sent to the server: the record says so (`refused`), and the verdict blames the agent, not the server.
+    refused = ""
     if call.arguments is None:
-        # The model's own mistake: answer it as a real MCP client would, with an error result it can read.
+        refused = "invalid_arguments"
         result: dict[str, Any] = {
             "content": [{"type": "text", "text": f"Invalid arguments: not a JSON object ({call.arguments_error})."}],
             "isError": True,
         }
     elif tool is None:
+        refused = "unknown_tool"
         result = {"content": [{"type": "text", "text": f"Unknown tool {call.name!r}."}], "isError": True}
     else:
         result = dict(await conn.call_tool(tool["name"], call.arguments))
@@ -169,6 +173,8 @@ async def call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connectio
         record["offeredName"] = call.name
     if injected is not None:
         record["injectedFault"] = injected
+    if refused:
+        record["refused"] = refused
     if call.arguments is None:
         record["rawArguments"] = call.raw_arguments
     validation = check_output_schema(tool, result)

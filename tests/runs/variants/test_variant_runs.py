@@ -120,12 +120,14 @@ class VariantRunTests:
             ARGS,
         )
         assert hidden["isError"] and "Unknown tool 'book_flight'" in hidden["result"]["content"][0]["text"]
+        assert hidden["refused"] == "unknown_tool" and "refused" not in renamed
         assert "offeredName" not in served.tool_calls[0]
         assert variant.settings["variant"]["rename"] == {"search_flights": "find_flights"}
         # Scoring reads the real names: the expected tool was called under both surfaces; the variant's trial
-        # fails only for calling a tool it was not offered.
+        # fails only for calling a tool it was not offered, which the server was never asked: the agent's mistake.
         assert served.passed is True and served.score_reason.startswith("All expected tools were called")
-        assert variant.passed is False and "book_flight returned an error" in variant.failure_reason
+        assert (variant.verdict, variant.failure_cause) == ("fail", "agent")
+        assert variant.failure_reason.startswith("agent: 1 call(s) refused (book_flight); ")
 
     def test_code_mode_offers_the_variant_as_the_typed_api_and_maps_the_program_s_calls_back(
         self, tmp_path: Path, scripted: ScriptedServer
