@@ -102,7 +102,7 @@ class McptestImportTests:
         assert response.status_code == 200, response.content
         data = response.json()
         assert data["plan"]["create"] == 9 and data["applied"] is False
-        assert data["counts"] == {"exact": 16, "approximated": 8, "refused": 10}
+        assert data["counts"] == {"exact": 21, "approximated": 5, "refused": 8}
         assert {
             "pointer": "/compliance/0",
             "status": "unsupported",
