@@ -77,7 +77,6 @@ class ScenarioFormExpectationsTests:
             "tool": "text",
             "args": "args",
             "match": "select",
-            "transform": "text",
             "call": "call",
             "times": "integer",
             "at_least": "integer",
