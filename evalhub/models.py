@@ -12,12 +12,14 @@ from django.db import models
 from django.utils import timezone
 
 from evalhub.api_keys.models import ApiKey
+from evalhub.checkups.models import Checkup
 from evalhub.providers.models import Provider, SiteSettings
 from evalhub.scenarios.models import Scenario, Tag
 from evalhub.servers.models import McpServer, ShippedEval, ToolSnapshot
 
 __all__ = [
     "ApiKey",
+    "Checkup",
     "McpServer",
     "Provider",
     "Scenario",

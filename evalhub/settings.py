@@ -272,6 +272,14 @@ else:
 
 # Product limits.
 EVALHUB_DAILY_RUN_QUOTA = env_int("EVALHUB_DAILY_RUN_QUOTA", 100)
+# Where finished runs' traces are pushed (OTLP over HTTP: a collector, Langfuse, Phoenix, Jaeger); empty: nowhere.
+# The headers ("Authorization=Bearer …,x-team=evals") are secrets: read here, never logged or shown.
+EVALHUB_OTLP_ENDPOINT = env_str("EVALHUB_OTLP_ENDPOINT", "")
+EVALHUB_OTLP_HEADERS = {
+    key.strip(): value.strip()
+    for key, _, value in (item.partition("=") for item in env_str("EVALHUB_OTLP_HEADERS").split(","))
+    if key.strip() and value.strip()
+}
 # API requests per minute, per API key and per logged-in user.
 EVALHUB_API_RATE_LIMIT = env_int("EVALHUB_API_RATE_LIMIT", 600)
 # Seconds a page (and by default the API) waits for Inspect or a provider Test before answering "still working"

@@ -13,3 +13,9 @@ def ping_worker(self: Task) -> str:
     hostname = self.request.hostname or "unknown"
     WorkerHeartbeat.record(hostname)
     return hostname
+
+
+# Registered with the worker through this app's tasks module (Celery autodiscovers `<app>.tasks`).
+from evalhub.checkups.tasks import execute_checkup  # noqa: E402
+
+__all__ = ["execute_checkup", "ping_worker"]

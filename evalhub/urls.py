@@ -5,6 +5,7 @@ from django.urls import include, path
 from evalhub import views as shell
 from evalhub.api import api_urlpatterns
 from evalhub.api_keys import views as api_keys
+from evalhub.checkups import views as checkups
 from evalhub.providers import views as providers
 from evalhub.scenarios import views as scenarios
 from evalhub.server_evals import views as server_evals
@@ -34,6 +35,14 @@ urlpatterns = [
     path("servers/<int:server_id>/edit/", servers.server_edit, name="server_edit"),
     path("servers/<int:server_id>/delete/", servers.server_delete, name="server_delete"),
     path("servers/<int:server_id>/inspect/", servers.server_inspect, name="server_inspect"),
+    path("servers/<int:server_id>/checkup/", checkups.server_checkup, name="server_checkup"),
+    path("checkups/<int:checkup_id>/", checkups.checkup_detail, name="checkup_detail"),
+    path("checkups/<int:checkup_id>/report.<str:fmt>", checkups.checkup_report, name="checkup_report"),
+    path(
+        "checkups/<int:checkup_id>/compare/<int:other_id>/",
+        checkups.checkup_compare_view,
+        name="checkup_compare",
+    ),
     path("servers/<int:server_id>/evals/import/", server_evals.server_evals_import, name="server_evals_import"),
     path("servers/<int:server_id>/evals/resync/", server_evals.server_evals_resync, name="server_evals_resync"),
     path("servers/<int:server_id>/tools/test/", server_evals.server_tool_test, name="server_tool_test"),

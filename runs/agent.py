@@ -18,10 +18,12 @@ from evalhub.model_client.results import ToolCall
 from runs.budgets import Budgets
 from runs.code_mode import DIRECT
 from runs.code_mode.dispatch import calls_counted, offered_tools, perform
+from runs.fault_injection.connection import take_injected
 from runs.models import Run
 from runs.record_limits import MODEL_MESSAGE_BYTES, TOOL_CONTENT_TO_MODEL_BYTES, cap_text
 from runs.recorder import Recorder
 from runs.tool_results import as_model_content, check_output_schema
+from runs.variants.surface import Surface, apply_variant, parse_variant
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,12 @@ class AgentTask:
     tool_mode: str = DIRECT  # "code": the model writes programs that call the tools (runs/code_mode)
     # A shipped eval's own messages (chat format), sent instead of `prompt` alone.
     messages: tuple[dict[str, Any], ...] = ()
+    # The tool-surface variant this run offers instead of the server's own (runs/variants); None: as served.
+    variant: dict[str, Any] | None = None
+
+    def surface(self, tools: list[dict[str, Any]]) -> Surface:
+        """What the model is offered of `tools`, and the real tool behind each offered name."""
+        return apply_variant(parse_variant(self.variant) if self.variant else None, tools)
 
 
 class FollowUps(Protocol):
@@ -67,8 +75,10 @@ async def run_agent(
 
     With `follow_ups`, an answer is the end of a user turn, not of the run: the next user message is sent, and
     max_turns, max_tool_calls and the budgets count over the whole conversation."""
-    by_name = {tool["name"]: tool for tool in tools}
-    offered = [openai_tool(tool) for tool in offered_tools(task.tool_mode, tools, max_tool_calls=task.max_tool_calls)]
+    surface = task.surface(tools)
+    offered = [
+        openai_tool(tool) for tool in offered_tools(task.tool_mode, surface.tools, max_tool_calls=task.max_tool_calls)
+    ]
     messages = opening_messages(task)
     calls_made = 0
 
@@ -99,7 +109,7 @@ async def run_agent(
             record = await perform(
                 task.tool_mode,
                 call,
-                tools=by_name,
+                tools=surface.real,
                 conn=conn,
                 call_tool=call_tool,
                 calls_left=task.max_tool_calls - calls_made,
@@ -128,21 +138,30 @@ def _capped_message(message: dict[str, Any]) -> dict[str, Any]:
 
 
 async def call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connection) -> dict[str, Any]:
-    """Execute one tool call and return its EvalToolCall record."""
+    """Execute one tool call and return its EvalToolCall record. `tool` is the server's tool the name the model
+    called stands for: under a variant (runs/variants) its real name may differ, and is what the server is sent
+    and the record's `toolName`; the model's name is kept as `offeredName`."""
     timestamp = int(time.time() * 1000)
     started = time.perf_counter()
+    injected = None
+    # The model's own mistakes, answered here as a real MCP client would (an error result it can read) and never
+    # sent to the server: the record says so (`refused`), and the verdict blames the agent, not the server.
+    refused = ""
     if call.arguments is None:
-        # The model's own mistake: answer it as a real MCP client would, with an error result it can read.
+        refused = "invalid_arguments"
         result: dict[str, Any] = {
             "content": [{"type": "text", "text": f"Invalid arguments: not a JSON object ({call.arguments_error})."}],
             "isError": True,
         }
     elif tool is None:
+        refused = "unknown_tool"
         result = {"content": [{"type": "text", "text": f"Unknown tool {call.name!r}."}], "isError": True}
     else:
-        result = dict(await conn.call_tool(call.name, call.arguments))
+        result = dict(await conn.call_tool(tool["name"], call.arguments))
+        injected = take_injected(result)
+    real_name = tool["name"] if tool is not None else call.name
     record: dict[str, Any] = {
-        "toolName": call.name,
+        "toolName": real_name,
         "args": call.arguments if call.arguments is not None else {},
         "result": result,
         "timestamp": timestamp,
@@ -150,6 +169,12 @@ async def call_tool(call: ToolCall, tool: dict[str, Any] | None, conn: Connectio
         "isError": bool(result.get("isError")),
         "nestedCalls": [],
     }
+    if real_name != call.name:
+        record["offeredName"] = call.name
+    if injected is not None:
+        record["injectedFault"] = injected
+    if refused:
+        record["refused"] = refused
     if call.arguments is None:
         record["rawArguments"] = call.raw_arguments
     validation = check_output_schema(tool, result)

@@ -100,6 +100,11 @@ class RunSummaryOut(Schema):
     )
     failure_reason: str = Field(description="One line for a person, e.g. 'server: get_weather returned an error…'.")
     pass_threshold: float
+    replay: dict[str, Any] | None = Field(
+        description='A replay (runs answered from a cassette): {"mode": "cassette" (offline) | "live" (the live '
+        'server) | "fork", "of": the recorded run\'s id, "fork"?: {"at_step", "change"}}; null for a live run. Pass '
+        "rates say how many replays they count."
+    )
     queue: QueueOut | None = Field(None, description="Only while the run is queued: its place and likely start.")
 
 
@@ -120,6 +125,10 @@ class ScoreOut(Schema):
         "GET /scorers/{id}/calibration names versions; null for results scored before fingerprints were kept."
     )
     judge_model: str = Field(description='The model that judged; "" for other kinds.')
+    cached_verdict: bool = Field(
+        description="A judge's verdict kept from an earlier judging of the same transcript by the same judge version "
+        "and model (a re-score, a replay): the judge was not asked again."
+    )
     threshold: float | None
     outcome: str = Field(description='"ok", "errored" (counts as 0) or "skipped".')
     reason: str
@@ -173,6 +182,11 @@ class BulkStartIn(Schema):
         None,
         description="\"calibrated\": only judges calibrated against people's reviews decide these runs' verdicts; "
         "the others are advisory. Default: the site's EVALHUB_GATE_JUDGES.",
+    )
+    snapshots: Literal["update", "ci"] | None = Field(
+        None,
+        description='$snapshot checks: "update" re-records every snapshot the runs reach (and passes them); "ci" '
+        "fails a check that would record a first snapshot. Default: a first value is recorded, later ones compared.",
     )
     acknowledge_side_effects: bool = Field(
         False,
@@ -293,7 +307,13 @@ def start_runs(request: HttpRequest, payload: BulkStartIn) -> Status:
                 f"The provider of {unserved[0]!r} does not serve {model!r}.", field="model", scenarios=unserved
             )
     side_effects_settle(scenarios=scenarios, acknowledge=payload.acknowledge_side_effects, user=acting_user(request))
-    result = runs_start_many(scenarios=scenarios, user=acting_user(request), model=model, judges=payload.judges or "")
+    result = runs_start_many(
+        scenarios=scenarios,
+        user=acting_user(request),
+        model=model,
+        judges=payload.judges or "",
+        snapshots=payload.snapshots or "",
+    )
     if not result.queued and result.refused:
         status = quota_status()
         details = {"queued": 0, "refused": result.refused, "used": status.used, "limit": status.limit}

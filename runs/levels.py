@@ -30,7 +30,8 @@ async def invoke_once(
 ) -> str:
     """One model call; each tool call it asks for is recorded with a result saying it was not executed."""
     await recorder.entering("model call 1")
-    offered = [openai_tool(tool) for tool in tools]
+    surface = task.surface(tools)
+    offered = [openai_tool(tool) for tool in surface.tools]
     result = await anyio.to_thread.run_sync(
         lambda: client.chat(
             messages=opening_messages(task), model=task.model, tools=offered or None, max_tokens=task.max_tokens
@@ -40,9 +41,13 @@ async def invoke_once(
     await recorder.model_answered(result)
     for call in result.tool_calls:
         content = [{"type": "text", "text": NOT_EXECUTED}]
+        tool = surface.real_tool(call.name)
+        # Under a variant the choice is recorded by the real tool's name, the model's beside it (runs/variants).
+        renamed = {"offeredName": call.name} if tool is not None and tool["name"] != call.name else {}
         await recorder.tool_called(
             {
-                "toolName": call.name,
+                **renamed,
+                "toolName": tool["name"] if tool is not None else call.name,
                 "args": call.arguments if call.arguments is not None else {},
                 "result": {"content": content, "isError": False},
                 "timestamp": int(time.time() * 1000),

@@ -42,7 +42,11 @@ def runs_metrics(*, window: str = "24h", now: datetime | None = None) -> dict[st
     runs_reap_stale()
     now = now or timezone.now()
     since = now - parse_window(window)
-    runs = Run.objects.filter(created_at__gte=since)
+    window_runs = Run.objects.filter(created_at__gte=since)
+    # Replays (runs.cassettes) repeat recorded runs' answers and costs: every figure here is of live runs, and says
+    # how many replays it left out.
+    replayed = window_runs.exclude(replay="").count()
+    runs = window_runs.filter(replay="")
     by_status = dict.fromkeys(Run.Status.values, 0)
     for status, count in runs.order_by().values("status").annotate(n=Count("id")).values_list("status", "n"):
         by_status[status] = count
@@ -80,6 +84,7 @@ def runs_metrics(*, window: str = "24h", now: datetime | None = None) -> dict[st
         "since": since.isoformat(),
         "generated_at": now.isoformat(),
         "runs": {"total": sum(by_status.values()), "by_status": by_status},
+        "replayed_runs": replayed,
         "passed": figures["passed"],
         "failed": figures["failed"],
         "inconclusive": figures["inconclusive"],

@@ -12,14 +12,18 @@ from django.utils import timezone
 from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer, ToolSnapshot
+from runs.cassettes.models import Cassette
 from runs.conversation.simulator import simulator_totals
 from runs.events.models import RunEvent
 from runs.experiments.models import BaselinePin, Experiment, ExperimentCell
 from runs.reviews.models import Review
+from runs.snapshots.models import ExpectationSnapshot
 
 __all__ = [
     "BaselinePin",
+    "Cassette",
     "DailyRunQuota",
+    "ExpectationSnapshot",
     "Experiment",
     "ExperimentCell",
     "Review",
@@ -92,6 +96,8 @@ class Run(models.Model):
         "settings",
         # Small (tokens and cost per call): tells a run that never reached the model from one of unknown price.
         "model_calls",
+        "replay",
+        "replay_of_id",
     )
 
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="runs")
@@ -163,6 +169,12 @@ class Run(models.Model):
     experiment = models.ForeignKey(Experiment, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
     cell = models.ForeignKey(ExperimentCell, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
     trial = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    # A replay (runs.cassettes): the run whose cassette answered it, and how: "cassette" (model and server from the
+    # cassette, offline), "live" (the model from the cassette, the server live) or "fork" (replayed up to a step,
+    # then live with one change: settings["fork"]). "" for a live run. Pass rates count live runs only.
+    replay_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replays")
+    replay = models.CharField(max_length=8, blank=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -288,6 +288,8 @@ class Recorder:
                 "cost_usd": str(result.cost.total_usd) if result.cost.total_usd is not None else None,
                 "cost_source": result.cost.source,
                 "latency_ms": round(result.latency_ms),
+                # When it began (epoch ms): the fault timeline and the exported trace place it in time.
+                "timestamp": int(time.time() * 1000) - round(result.latency_ms),
                 "attempts": result.attempts,
                 "finish_reason": step["finishReason"],
             }
@@ -337,6 +339,11 @@ class Recorder:
         step = self.steps[-1]
         results = step.setdefault("toolResults", [])
         asked = step["toolCalls"][len(results)]
+        if "offeredName" in call:
+            # A variant offered this tool under another name (runs/variants): the step names the real tool,
+            # which the server was sent, and keeps the name the model used beside it.
+            real = self._text(call["toolName"], limit=FLOOR_BYTES, copies=5).value
+            asked.update(toolName=real, offeredName=asked["toolName"])
         record = self._guarded(call, asked)
         inner_calls = call.get("nestedCalls", [])
         nested = [self._guarded(inner, self._tool_call(inner["toolName"], inner["args"])) for inner in inner_calls]

@@ -23,7 +23,8 @@ from runs.models import Run, ScoreResult
 from runs.verdict import Check, RunFacts, ToolCallFact, decide, stage_chain
 
 VERDICT_FIELDS = ("verdict", "auto_verdict", "passed", "failure_cause", "failure_reason", "stages", "self_judging")
-# A code-mode program is not a tool of the server: its nested calls are recorded after it and judged one by one.
+# A code-mode program is not a tool of the server: its nested calls are recorded after it and judged one by one
+# (a `run_code` call EvalHub refused, its arguments not JSON, is the agent's mistake like any other).
 _HARNESS_TOOLS = frozenset({RUN_CODE})
 
 
@@ -90,22 +91,27 @@ def run_facts(run: Run, results: Sequence[ScoreResult]) -> RunFacts:
 
 
 def tool_call_facts(calls: Iterable[dict[str, Any]], tools: dict[str, dict[str, Any]] | None) -> list[ToolCallFact]:
-    """Each tool call and who failed it: the agent when its call was refused before the tool ran (arguments that
-    are not JSON, an unknown tool, arguments the tool's input schema refuses), else the server."""
+    """Each tool call and who failed it: EvalHub's injected fault ("fault") when one failed it, the agent when its
+    call was refused before the tool ran (arguments that are not JSON, a name the run did not offer — invented,
+    hidden or renamed by a variant —, arguments the tool's input schema refuses), else the server."""
     facts = []
     for call in calls:
         name = str(call.get("toolName", ""))
-        if name in _HARNESS_TOOLS:
+        if name in _HARNESS_TOOLS and not call.get("refused"):
             continue
         failed_by = None
-        if call.get("isError"):
+        if call.get("isError") and call.get("injectedFault"):
+            failed_by = "fault"
+        elif call.get("isError"):
             failed_by = "agent" if _agent_fault(call, tools) else "server"
         facts.append(ToolCallFact(tool=name, failed_by=failed_by))
     return facts
 
 
 def _agent_fault(call: dict[str, Any], tools: dict[str, dict[str, Any]] | None) -> bool:
-    if "rawArguments" in call:
+    # EvalHub answered the call itself (runs.agent.call_tool): the server was never asked. Records from before
+    # that marker are judged as they were: the name missing from the listed tools, or `rawArguments`.
+    if call.get("refused") or "rawArguments" in call:
         return True
     if tools is None:
         return False

@@ -5,7 +5,8 @@ with their checklist kept in the result's `details`; it gates when any expectati
 fails when one of those failed. Each attached scorer gates at its own threshold (default: the scenario's) unless
 attached as advisory. A run's score is the mean of its results' scores (an errored scorer counts as 0, a skipped
 judge is left out); its verdict is `runs.run_verdict`'s: a gating scorer that errored or was skipped makes it
-inconclusive, never failed.
+inconclusive, never failed. A scenario that injects faults with recovery expectations gets one more gating
+result, "Fault recovery" (runs/fault_injection).
 
 The judges gate (`gate_judges`: the run's `judges` setting, else EVALHUB_GATE_JUDGES): under "calibrated", a gating
 judge whose calibration (scorers.calibration) is not `calibrated` is advisory for this run: its result is kept and
@@ -21,8 +22,12 @@ from typing import Any
 from django.conf import settings as django_settings
 from django.db import transaction
 
+from runs.cassettes.interposer import REPLAYED_DURATION
+from runs.fault_injection.results import recovery_result
 from runs.models import Run, ScoreResult
 from runs.run_verdict import VERDICT_FIELDS, apply_verdict, tool_call_facts
+from runs.snapshots.services import run_snapshots, snapshots_record
+from runs.variables import interpolate
 from scorers.calibration.services import scorer_calibration
 from scorers.calibration.version import expectations_fingerprint, scorer_fingerprint
 from scorers.contract import run_facts, scorer_input
@@ -82,7 +87,8 @@ def run_record(run: Run) -> dict[str, Any]:
         run=run_facts(
             model=run.model,
             stop_reason=run.stop_reason,
-            duration_ms=run.duration_ms,
+            # A replay is scored on the recorded run's time (runs.cassettes): it answered in none.
+            duration_ms=run.settings.get(REPLAYED_DURATION, run.duration_ms),
             turns=len(run.model_calls),
             input_tokens=run.input_tokens,
             output_tokens=run.output_tokens,
@@ -121,6 +127,9 @@ def _result(run: Run, attachment: ScenarioScorer, evaluation: Evaluation, *, unc
         # The model under test grading its own answers: shown on the run, its cell and its reports.
         self_judging = run.provider is not None and judge == {"provider": run.provider.name, "model": run.model}
         details = {"judge": judge, "self_judging": self_judging}
+        if evaluation.cached:
+            # The run page says "cached verdict": the judge was not asked again (scorers.judge_cache).
+            details["cached"] = True
         if uncalibrated:
             # Shown, never deciding: pages and reports say why this judge's verdict did not count.
             details["advisory_because"] = f"the judge is {uncalibrated}, and only calibrated judges gate this run"
@@ -170,7 +179,9 @@ def _expectations_result(run: Run, record: dict[str, Any]) -> ScoreResult:
         fingerprint=expectations_fingerprint(run.scenario.expectations),
     )
     try:
-        checked = evaluate_expectations(run.scenario.expectations, record)
+        # With the values its variables had when the run started (runs/variables.py).
+        expectations = interpolate(run.scenario.expectations, (run.settings or {}).get("variable_values") or {})
+        checked = evaluate_expectations(expectations, record, snapshots=run_snapshots(run))
     except InvalidExpectations as exc:
         # Saved lists are validated, so this means the engine's rules changed since: say what to fix, count 0; the
         # run is then inconclusive (runs.verdict): an invalid check says nothing about the agent.
@@ -202,7 +213,8 @@ def _default_result(run: Run) -> ScoreResult:
     verdict = default_verdict(
         expected_tools=run.settings.get("expected_tools") or [],
         called=[call.tool for call in calls],
-        failed_calls=sum(call.failed_by is not None for call in calls),
+        # A call an injected fault failed is not the tool's error (runs/fault_injection).
+        failed_calls=sum(call.failed_by not in (None, "fault") for call in calls),
         tool_errors_expected=bool(run.settings.get("tool_errors_expected")),
     )
     return ScoreResult(
@@ -242,6 +254,9 @@ def score_run(run: Run, *, finishing: tuple[str, ...] = ()) -> bool:
         ]
     else:
         results = [_default_result(run)]
+    # The scenario's recovery expectations, when it injects faults (runs/fault_injection): one more gating check.
+    if (recovery := recovery_result(run)) is not None:
+        results.append(recovery)
     # A judge the gate made advisory is shown but never decides: its score stays on its result, out of the run's
     # (else a low score from a judge nobody trusts would fail the run through the threshold).
     counted = [
@@ -268,4 +283,7 @@ def score_run(run: Run, *, finishing: tuple[str, ...] = ()) -> bool:
             # A run being finished has never been scored: it has no current results to retire.
             run.score_results.filter(is_current=True).update(is_current=False)
         ScoreResult.objects.bulk_create(results)
+        if finishing and results[0].scorer_kind == "expectations":
+            # Only a run's first scoring stores snapshots: re-scoring an old run must not re-record its values.
+            snapshots_record(run=run, seen=(results[0].details or {}).get("snapshots", []))
     return True

@@ -23,12 +23,26 @@ from runs.tasks import execute_run, rescore_runs
 
 
 def run_start(
-    *, scenario: Scenario, user: AbstractBaseUser | AnonymousUser | None, model: str = "", judges: str = ""
+    *,
+    scenario: Scenario,
+    user: AbstractBaseUser | AnonymousUser | None,
+    model: str = "",
+    judges: str = "",
+    snapshots: str = "",
+    server_override: dict[str, Any] | None = None,
 ) -> Run:
-    """Reserve quota, create the queued run and queue its task once the transaction commits."""
+    """Reserve quota, create the queued run and queue its task once the transaction commits. `server_override`:
+    `evalhub run`'s server flags (runs/server_override.py), applied by the worker when the run connects."""
     with transaction.atomic():
         reserve_run()
-        run = run_create(scenario=scenario, user=user, model=model, judges=judges)
+        run = run_create(
+            scenario=scenario,
+            user=user,
+            model=model,
+            judges=judges,
+            snapshots=snapshots,
+            server_override=server_override,
+        )
         events.runs_queued([run])
         return run
 
@@ -43,13 +57,20 @@ def run_create(
     trial: int | None = None,
     tool_mode: str = "",
     judges: str = "",
+    snapshots: str = "",
+    server_override: dict[str, Any] | None = None,
+    variant: dict[str, Any] | None = None,
+    fault_injection: dict[str, Any] | None = None,
 ) -> Run:
     """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
     an experiment all of its trials at once) inside the same transaction, and announces the runs it created
     (events.runs_queued: one write for a whole experiment).
 
     `judges` ("all" or "calibrated"): which gating judges decide its verdict (runs.scoring.gate_judges); empty
-    leaves it to the site's setting when the run is scored.
+    leaves it to the site's setting when the run is scored. `snapshots` ("update" or "ci"): how its `$snapshot`
+    checks treat missing and different values (runs.snapshots.services). `variant` (runs/variants) is the tool
+    surface the model is offered instead of the server's own. `fault_injection` (an experiment column's
+    fault profile, runs.experiments) replaces the scenario's own.
 
     Raises SideEffectsUnacknowledged for an execution-level scenario whose server's side effects nobody accepted.
     """
@@ -78,8 +99,14 @@ def run_create(
             "conversation": scenario.conversation,
             "pass_threshold": scenario.pass_threshold,
             "tool_errors_expected": scenario.tool_errors_expected,
+            "fault_injection": fault_injection if fault_injection is not None else scenario.fault_injection,
             **level_settings(scenario),
             **({"judges": judges} if judges else {}),
+            **({"snapshots": snapshots} if snapshots else {}),
+            # Resolved by the worker when the run starts (runs/variables.py).
+            **({"variables": scenario.variables} if scenario.variables else {}),
+            **({"server_override": server_override} if server_override else {}),
+            **({"variant": variant} if variant else {}),
         },
         transcript={"prompt": scenario.prompt, "steps": []},
         experiment_id=cell.experiment_id if cell else None,
@@ -124,12 +151,22 @@ def runs_start_many(
     user: AbstractBaseUser | AnonymousUser | None,
     model: str = "",
     judges: str = "",
+    snapshots: str = "",
+    server_override: dict[str, Any] | None = None,
 ) -> BulkStart:
     """Start each scenario while quota lasts; report how many were queued and how many refused."""
     result = BulkStart()
     for scenario in scenarios:
         try:
-            result.queued.append(run_start(scenario=scenario, user=user, model=model, judges=judges))
+            started = run_start(
+                scenario=scenario,
+                user=user,
+                model=model,
+                judges=judges,
+                snapshots=snapshots,
+                server_override=server_override,
+            )
+            result.queued.append(started)
         except (QuotaExceeded, SideEffectsUnacknowledged) as exc:
             result.refused += 1
             result.refusal = str(exc)

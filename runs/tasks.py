@@ -11,6 +11,7 @@ from runs.events import publish as events
 from runs.experiments.metrics import cells_refresh
 from runs.experiments.reruns import trials_rerun_inconclusive
 from runs.models import Run
+from runs.traces.export import push_run_trace
 
 
 @shared_task(bind=True, name="runs.execute_run")
@@ -18,6 +19,8 @@ def execute_run(self: Task, run_id: int) -> None:
     run = pipeline.execute_run(run_id, worker=self.request.hostname or "unknown")
     if run is not None:
         events.runs_finished([run_id])
+        # After the run is saved and announced: a slow or failing collector delays only the worker's next task.
+        push_run_trace(run)
         # Only an experiment's trial is re-run or counted in a cell, and a run's cell never changes: a run of none
         # skips their queries (issue 30: the worker's CPU per run).
         if run.cell_id is None:

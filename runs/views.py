@@ -15,10 +15,11 @@ from evalhub.permissions import require_change
 from evalhub.scenarios.models import Scenario, Tag
 from runs.costs import with_judge_cost
 from runs.events.stream import list_events_query
+from runs.fault_injection.results import run_fault_timeline
 from runs.filters import RunFilters, models_used
 from runs.heartbeat import runs_reap_stale
 from runs.inspector.story import build_story, live_clock, timeline
-from runs.models import Run, ScoreResult
+from runs.models import Cassette, Run, ScoreResult
 from runs.queue_estimate import BASIS as QUEUE_BASIS
 from runs.queue_estimate import queue_estimate
 from runs.reviews.views import next_to_review, review_context
@@ -121,7 +122,9 @@ def run_detail(request: HtmxHttpRequest, run_id: int) -> HttpResponse:
         "timeline": timeline(
             story=story, duration_ms=run.duration_ms, scoring_ms=scoring_ms, server_start=run.server_start, live=live
         ),
+        "fault_timeline": run_fault_timeline(run),
         "queue": queue_estimate(run),
+        "cassette": Cassette.objects.filter(run_id=run.pk).defer("data").first(),
         "queue_basis": QUEUE_BASIS,
     }
     context.update(review_context(run, request.user))

@@ -7,6 +7,9 @@ from django.db import models
 
 from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
+from scorers.judge_cache.models import CachedVerdict
+
+__all__ = ["CachedVerdict", "ScenarioScorer", "Scorer", "ScorerVersion"]
 
 
 class Scorer(models.Model):

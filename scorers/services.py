@@ -14,13 +14,15 @@ from typing import Any, Literal, Protocol
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
+from django.db.models import F
 
 from evalhub.naming import copy_name
 from evalhub.providers.models import Provider, SiteSettings, offline_provider
 from scorers import judge, sandbox
 from scorers.generate import Generated, generate_scorer
 from scorers.generate_examples import Example
-from scorers.models import Scorer, ScorerVersion
+from scorers.judge_cache import verdict_key
+from scorers.models import CachedVerdict, Scorer, ScorerVersion
 
 CONTENT_FIELDS = ("kind", "code", "system_prompt", "labels", "judge_provider", "judge_model")
 
@@ -57,6 +59,8 @@ class Evaluation:
     cost_usd: Decimal | None = Decimal(0)
     # A judge's verdict means something only relative to the model that gave it: {"provider", "model"}.
     judge: dict[str, str] | None = None
+    # The judge was not asked: the verdict it gave the same question before answered (scorers.judge_cache).
+    cached: bool = False
 
 
 def judge_target(content: ScorerContent) -> tuple[Provider, str]:
@@ -83,6 +87,25 @@ def scorer_evaluate(*, content: ScorerContent, record: Mapping[str, Any]) -> Eva
             duration_ms=round(outcome.duration_ms),
         )
     provider, model = judge_target(content)
+    key = verdict_key(
+        provider=f"{provider.pk}:{provider.base_url}",
+        model=model,
+        system_prompt=content.system_prompt,
+        labels=content.labels,
+        record=record,
+    )
+    kept = CachedVerdict.objects.filter(key=key).first() if key else None
+    if kept is not None:
+        CachedVerdict.objects.filter(key=key).update(hits=F("hits") + 1)
+        return Evaluation(
+            outcome="ok",
+            score=kept.score,
+            reason=kept.reason,
+            label=kept.label,
+            cost_usd=Decimal(0),
+            judge={"provider": provider.name, "model": model},
+            cached=True,
+        )
     verdict = judge.judge_run(
         provider=provider.to_config(),
         model=model,
@@ -90,7 +113,7 @@ def scorer_evaluate(*, content: ScorerContent, record: Mapping[str, Any]) -> Eva
         labels=content.labels,
         record=record,
     )
-    return Evaluation(
+    evaluation = Evaluation(
         outcome=verdict.status,
         score=verdict.effective_score,
         reason=verdict.reason,
@@ -102,6 +125,17 @@ def scorer_evaluate(*, content: ScorerContent, record: Mapping[str, Any]) -> Eva
         cost_usd=verdict.cost.total_usd,
         judge={"provider": provider.name, "model": model},
     )
+    if key and verdict.status == "ok" and verdict.score is not None:
+        CachedVerdict.objects.get_or_create(
+            key=key,
+            defaults={
+                "score": verdict.score,
+                "label": verdict.label or "",
+                "reason": verdict.reason,
+                "judge_model": model,
+            },
+        )
+    return evaluation
 
 
 def _content_of(scorer: Scorer) -> dict[str, Any]:

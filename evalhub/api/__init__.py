@@ -231,6 +231,8 @@ api.add_decorator(with_rate_limit_headers, mode="view")
 
 def _mount_routers() -> None:
     from evalhub.api.system import router as system_router
+    from evalhub.checkups.api import router as checkups_router
+    from evalhub.checkups.api import servers_router as checkup_servers_router
     from evalhub.scenarios.api import router as scenarios_router
     from evalhub.server_evals.api import servers_router as shipped_evals_router
     from evalhub.server_evals.api import tools_router
@@ -238,18 +240,24 @@ def _mount_routers() -> None:
     from evalhub.suites.api import router as suites_router
     from evalhub.suites.api import schemas_router
     from runs.api import router as runs_router
+    from runs.cassettes.api import router as replays_router
     from runs.events.api import router as events_router
     from runs.experiments.api import router as experiments_router
     from runs.reviews.api import export_router as reviews_export_router
     from runs.reviews.api import router as reviews_router
+    from runs.traces.api import router as traces_router
     from scorers.api import router as scorers_router
 
     api.add_router("/servers", servers_router, tags=["servers"])
     api.add_router("/servers", shipped_evals_router, tags=["shipped evals"])
     api.add_router("/tools", tools_router, tags=["shipped evals"])
+    api.add_router("/servers", checkup_servers_router, tags=["check-ups"])
+    api.add_router("/checkups", checkups_router, tags=["check-ups"])
     api.add_router("/scenarios", scenarios_router, tags=["scenarios"])
     api.add_router("/runs", runs_router, tags=["runs"])
     api.add_router("/runs", reviews_router, tags=["reviews"])
+    api.add_router("/runs", replays_router, tags=["replays"])
+    api.add_router("/runs", traces_router, tags=["runs"])
     api.add_router("/reviews", reviews_export_router, tags=["reviews"])
     api.add_router("/experiments", experiments_router, tags=["experiments"])
     api.add_router("", system_router, tags=["system"])

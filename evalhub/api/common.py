@@ -6,6 +6,7 @@ documented envelope `{"error": {"code", "message", "details"}}`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -166,6 +167,17 @@ def require_admin(request: HttpRequest, action: str) -> None:
             f"{action} needs a staff account and the {ADMIN} scope.",
             {"required_scope": ADMIN, "requires_staff": True},
         )
+
+
+def require_object_body(request: HttpRequest, example: str) -> None:
+    """Raise 400 unless the body is a JSON object or empty: ninja reads a falsy JSON body (false, 0, "") as no
+    fields at all, and `true` as the defaults; either is a client's mistake all the same."""
+    try:
+        body_ok = isinstance(json.loads(request.body or b"null"), dict | None)
+    except ValueError:
+        body_ok = False
+    if not body_ok:
+        raise invalid(f"The body must be a JSON object such as {example}, or empty.", field="body")
 
 
 def _not_a_boolean(value: Any) -> Any:

@@ -93,6 +93,9 @@ class MetricsOut(Schema):
     since: datetime
     generated_at: datetime
     runs: RunCountsOut
+    replayed_runs: int = Field(
+        description="Replays and forks in the window (runs answered from a cassette): left out of every other figure."
+    )
     passed: int
     failed: int
     inconclusive: int = Field(description="Runs nothing could decide (an outage, a lost worker, a skipped judge).")

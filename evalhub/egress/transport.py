@@ -119,9 +119,10 @@ def tls_context() -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
-def guarded_async_transport(policy: EgressPolicy) -> httpx2.AsyncHTTPTransport:
-    """An httpx2 transport (for the MCP SDK's clients) that connects only where `policy` allows."""
-    transport = httpx2.AsyncHTTPTransport(verify=tls_context())
+def guarded_async_transport(policy: EgressPolicy, *, verify: ssl.SSLContext | None = None) -> httpx2.AsyncHTTPTransport:
+    """An httpx2 transport (for the MCP SDK's clients) that connects only where `policy` allows; `verify` replaces
+    the default certificate check (a server's own CA bundle, TLS minimum version, or none)."""
+    transport = httpx2.AsyncHTTPTransport(verify=verify or tls_context())
     pool = transport._pool
     assert isinstance(pool, httpcore2.AsyncConnectionPool)
     pool._network_backend = AsyncGuardedBackend(policy)

@@ -83,6 +83,8 @@ async def from_exception(
         return exc
     if (refused := _find(exc, EgressRefused)) is not None:
         return ctx.error(ErrorKind.ADDRESS_REFUSED, f"Refused to connect: {refused}")
+    if ctx.http is not None and (settings_error := _from_http_settings(exc, ctx, what=what)) is not None:
+        return settings_error
     if isinstance(exc, MCPError):
         return await _from_mcp_error(exc, ctx, phase=phase, what=what, seconds=seconds)
     if isinstance(exc, httpx2.HTTPStatusError):
@@ -257,6 +259,19 @@ def _from_status(status: int, ctx: Context, *, phase: Phase = "connect") -> McpC
     return None
 
 
+def _from_http_settings(exc: BaseException, ctx: Context, *, what: str) -> McpConnectionError | None:
+    """A failure the server's HTTP timeout caused, named as such."""
+    config = ctx.config
+    hostport, _ = endpoint(config.url)
+    if config.http_timeout is not None and _find(exc, httpx2.ReadTimeout) is not None:
+        return ctx.error(
+            ErrorKind.REQUEST_TIMEOUT,
+            f"The server at {hostport} sent nothing for {_seconds(config.http_timeout)} (the server's HTTP "
+            f"timeout) during {what}; raise the HTTP timeout if it is slow.",
+        )
+    return None
+
+
 def _from_http_facts(ctx: Context, *, phase: Phase) -> McpConnectionError | None:
     """An error explained by the last POST's status or content type, if it explains one."""
     facts = ctx.http
@@ -266,6 +281,14 @@ def _from_http_facts(ctx: Context, *, phase: Phase) -> McpConnectionError | None
     # surfaced; credentials rejections are reported as such whatever the body says.
     if facts.status in (401, 403) or (facts.status >= 400 and facts.content_type != "application/json"):
         return _from_status(facts.status, ctx, phase=phase)
+    if 300 <= facts.status < 400:
+        _, url = endpoint(ctx.config.url)
+        return ctx.error(
+            ErrorKind.HTTP_ERROR,
+            f"The server at {url} answered with a redirect (HTTP {facts.status}) that was not followed: EvalHub "
+            f"follows at most {ctx.config.max_redirects} (the server's Max redirects), and only to the same scheme, "
+            "host and port, since headers and tokens were given for this address. Use the final URL.",
+        )
     if facts.status == 200 and facts.content_type not in ("application/json", "text/event-stream"):
         _, url = endpoint(ctx.config.url)
         return ctx.error(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
@@ -10,6 +11,15 @@ from evalhub.egress import PRIVATE_ALLOWED, EgressPolicy
 
 Transport = Literal["stdio", "http", "sse"]
 ProtocolMode = Literal["auto", "legacy"]
+TlsMinVersion = Literal["", "1.2", "1.3"]
+
+# httpx's own default, which EvalHub used before the limit became a setting.
+DEFAULT_MAX_REDIRECTS = 20
+MAX_REDIRECTS_LIMIT = 50
+MAX_HTTP_TIMEOUT = 3600.0
+# An RFC 7230 token: what a header name may be.
+HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
+HEADER_NAME_RULE = "an RFC 7230 token: letters, digits and ! # $ % & ' * + - . ^ _ ` | ~; no spaces or colons"
 
 TRANSPORTS: tuple[Transport, ...] = ("stdio", "http", "sse")
 
@@ -27,8 +37,16 @@ class ServerConfig:
 
     `egress` decides which addresses an http/sse connection may reach (checked on every connection, after DNS).
 
-    `connect_timeout` bounds process start / TCP connect plus the MCP handshake; `request_timeout` bounds each
-    request after that. `protocol_mode="auto"` is the SDK default (probe 2026 `server/discover`, fall back to
+    `connect_timeout` bounds process start / TCP connect (and the TLS handshake) plus the MCP handshake;
+    `request_timeout` bounds each request after that.
+
+    http/sse transport settings (mcptest's `server.http`): `http_timeout` is how long one HTTP response may stay
+    silent (None: no limit beyond `request_timeout`); `max_redirects` how many same-origin redirects are followed
+    (never one to another origin); `user_agent_override` replaces the client's User-Agent;
+    `tls_insecure_skip_verify` turns certificate checks off, `tls_ca_bundle_path` trusts the CAs in that PEM file
+    instead of the system's, and `tls_min_version` ("1.2"/"1.3") refuses older TLS versions.
+
+    `protocol_mode="auto"` is the SDK default (probe 2026 `server/discover`, fall back to
     `initialize`); "legacy" sends `initialize` only, for old servers that never answer unknown methods.
     """
 
@@ -46,6 +64,12 @@ class ServerConfig:
     secret_header_keys: frozenset[str] = frozenset()
     protocol_mode: ProtocolMode = "auto"
     egress: EgressPolicy = PRIVATE_ALLOWED
+    http_timeout: float | None = None
+    max_redirects: int = DEFAULT_MAX_REDIRECTS
+    user_agent_override: str = ""
+    tls_insecure_skip_verify: bool = False
+    tls_ca_bundle_path: str = ""
+    tls_min_version: TlsMinVersion = ""
 
     def problems(self) -> list[str]:
         """Human-readable reasons this config cannot be used; empty when it is fine."""
@@ -66,11 +90,19 @@ class ServerConfig:
         for name, value in (("connect", self.connect_timeout), ("request", self.request_timeout)):
             if not value > 0:
                 found.append(f"The {name} timeout must be a positive number of seconds.")
+        if self.http_timeout is not None and not self.http_timeout > 0:
+            found.append("The HTTP timeout must be a positive number of seconds.")
+        if self.max_redirects < 0:
+            found.append("Max redirects must be 0 or more.")
+        if self.tls_min_version not in ("", "1.2", "1.3"):
+            found.append(f"Unknown TLS minimum version {self.tls_min_version!r}; use '1.2' or '1.3'.")
         return found
 
     def http_headers(self) -> dict[str, str]:
         """The headers sent with every HTTP request: the configured ones plus the bearer token."""
         headers = dict(self.headers)
+        if self.user_agent_override:
+            headers["User-Agent"] = self.user_agent_override
         if self.bearer_token:
             headers["Authorization"] = f"Bearer {self.bearer_token}"
         return headers

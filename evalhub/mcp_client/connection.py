@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -13,7 +14,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 import anyio
 import mcp_types
 from mcp import Client
-from pydantic import BaseModel, ConfigDict
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from evalhub.mcp_client import classify, convert, server_evals
 from evalhub.mcp_client.announcements import Announcements
@@ -22,6 +24,7 @@ from evalhub.mcp_client.config import ServerConfig
 from evalhub.mcp_client.errors import ErrorKind, McpConnectionError
 from evalhub.mcp_client.http import HttpFacts, http_transport, sse_transport
 from evalhub.mcp_client.process import StdioState
+from evalhub.mcp_client.raw import RawAnswer
 from evalhub.mcp_client.redact import Redactor
 from evalhub.mcp_client.stdio import stdio_transport
 from evalhub.mcp_client.stream_watch import filtered
@@ -175,7 +178,7 @@ class Connection:
         return self._clean(server_evals.listing([page.result for page in pages]))
 
     async def _raw_page(self, method: str, params: dict[str, Any]) -> server_evals.RawPage:
-        request = mcp_types.Request[dict[str, Any], str](method=method, params=params)
+        request = mcp_types.Request[dict[str, Any] | None, str](method=method, params=params)
         result = await self._request(method, lambda: self._client.session.send_request(request, _RawResult))
         try:
             return server_evals.RawPage.of(result.model_extra or {})
@@ -210,6 +213,42 @@ class Connection:
             f"the get of prompt {name!r}", lambda: self._client.get_prompt(name, arguments or None)
         )
         return self._clean(convert.dump(result) or {})
+
+    @property
+    def notifications(self) -> list[str]:
+        """The notification methods the server sent on this connection so far, sorted."""
+        return sorted(self._announcements.notifications)
+
+    async def raw_request(self, method: str, params: dict[str, Any] | None, *, timeout: float) -> RawAnswer:
+        """Send one request as it is and say what came back, never raising: protocol checks (evalhub/checkups)
+        need the JSON-RPC error code and a timeout as answers, where the typed methods raise. The SDK still
+        stamps what the negotiated protocol requires (headers, `_meta`)."""
+        request = mcp_types.Request[dict[str, Any] | None, str](method=method, params=params)
+        started = time.monotonic()
+
+        def answer(outcome: Any, **fields: Any) -> RawAnswer:
+            return RawAnswer(outcome, round((time.monotonic() - started) * 1000), **self._clean(fields))
+
+        try:
+            # A second bound around the SDK's own: a server that swallows the request must not hold us either.
+            with anyio.fail_after(timeout + 5):
+                result = await self._client.session.send_request(
+                    request, _RawResult, request_read_timeout_seconds=timeout
+                )
+        except MCPError as exc:
+            if exc.code == mcp_types.REQUEST_TIMEOUT:
+                return answer("timeout", message=f"No answer within {timeout:g} s.")
+            if exc.code == mcp_types.CONNECTION_CLOSED:
+                return answer("failed", message=exc.message)
+            return answer("error", code=exc.code, message=exc.message)
+        except TimeoutError:
+            return answer("timeout", message=f"No answer within {timeout:g} s.")
+        except ValidationError as exc:
+            return answer("invalid", message=classify.describe_validation(exc))
+        except Exception as exc:  # a transport failure: the check records it and goes on
+            leaf = (classify.leaves(exc) or [exc])[0]
+            return answer("failed", message=str(leaf) or type(leaf).__name__)
+        return answer("result", result=dict(result.model_extra or {}))
 
     async def _request(self, what: str, call: Callable[[], Awaitable[T]], *, seconds: float | None = None) -> T:
         if self._home is not None and _running_loop() is not self._home:

@@ -19,6 +19,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from evalhub.mcp_client.config import ServerConfig
 from evalhub.mcp_client.connection import Connection, ServerInfo, connect
 from evalhub.mcp_client.convert import PromptDict, ResourceDict, ResourceTemplateDict, ToolDict, ToolResultDict
+from evalhub.mcp_client.raw import RawAnswer
 from evalhub.mcp_client.tool_filter import InvalidTool
 
 
@@ -42,6 +43,16 @@ class SyncConnection:
     @property
     def invalid_tools(self) -> list[InvalidTool]:
         return self._conn.invalid_tools
+
+    @property
+    def notifications(self) -> list[str]:
+        return self._conn.notifications
+
+    def raw_request(self, method: str, params: dict[str, Any] | None, *, timeout: float) -> RawAnswer:
+        answer: RawAnswer = self._portal.call(
+            functools.partial(self._conn.raw_request, method, params, timeout=timeout)
+        )
+        return answer
 
     def supports(self, capability: str) -> bool:
         return self._conn.supports(capability)

@@ -23,6 +23,7 @@ from evalhub.api.common import (
     invalid,
     paginate,
     patched,
+    require_object_body,
     responses,
 )
 from evalhub.api_keys.auth import auth_for
@@ -91,6 +92,7 @@ def scenario_out(scenario: Scenario) -> dict[str, Any]:
         "expected": scenario.expected,
         "expectations": list(scenario.expectations),
         "conversation": dict(scenario.conversation),
+        "fault_injection": dict(scenario.fault_injection),
         "tags": [tag.name for tag in scenario.tags.all()],
         "scorer_ids": [scorer.pk for scorer in scenario.scorers.all()],
         "scorers": [
@@ -147,6 +149,7 @@ def _form_data(values: dict[str, Any]) -> dict[str, Any]:
         "expected": "" if values["expected"] is None else json.dumps(values["expected"]),
         "expectations": json.dumps(values["expectations"]),
         "conversation": "" if values["conversation"] is None else json.dumps(values["conversation"]),
+        "fault_injection": "" if values["fault_injection"] is None else json.dumps(values["fault_injection"]),
         "tags_text": ", ".join(values["tags"]),
         "scorers": [a["id"] for a in attachments] if attachments is not None else values["scorer_ids"],
         "advisory_scorers": [a["id"] for a in attachments or () if a["advisory"]],
@@ -235,7 +238,7 @@ def update_scenario(request: HttpRequest, scenario_id: int, payload: ScenarioPat
     values = patched(
         scenario_out(scenario),
         changes,
-        nullable=("expected", "expectations", "conversation", "token_budget", "cost_budget_usd"),
+        nullable=("expected", "expectations", "conversation", "fault_injection", "token_budget", "cost_budget_usd"),
     )
     if "scorer_ids" in changes and "scorers" not in changes:
         values["scorers"] = None  # scorer_ids alone: those scorers, gating (as before attachments had settings)
@@ -274,13 +277,7 @@ def duplicate_scenario(request: HttpRequest, scenario_id: int) -> Status:
 )
 def start_run(request: HttpRequest, scenario_id: int, payload: RunStartIn | None = None) -> Status:
     """Queue one run (429 QUOTA_EXCEEDED when today's quota is used up). `model` overrides the scenario's model."""
-    try:
-        body_ok = isinstance(json.loads(request.body or b"null"), dict | None)
-    except ValueError:
-        body_ok = False
-    if not body_ok:
-        # ninja reads a falsy JSON body (false, 0, "") as no fields at all; it is a client's mistake all the same.
-        raise invalid('The body must be a JSON object such as {"model": "gpt-4o"}, or empty.', field="body")
+    require_object_body(request, '{"model": "gpt-4o"}')
     scenario = _get(scenario_id)
     model = (payload.model or "").strip() if payload else ""
     served = list(scenario.provider.model_names)

@@ -11,6 +11,7 @@ from typing import Any
 
 from scorers.expectations import KIND_DESCRIPTIONS, MATCHERS, describe, validate_expectations
 from scorers.expectations.kinds import KINDS
+from scorers.expectations.matchers import REGISTRY
 from scorers.expectations.spec import COMMON_PARAMS, Param
 from scorers.expectations.validation import validate_expectation
 from scorers.expectations.values import JSON_TYPES
@@ -21,11 +22,13 @@ ROW_COMMON = ("weight", "required", "description")
 
 
 def widget(name: str, param: Param) -> dict[str, Any]:
-    """How the editor shows one parameter: text, integer, number, flag, select, list, call, args or json."""
+    """How the editor shows one parameter: text, integer, number, flag, select, list, call, args, value or json."""
     schema = param.schema
     field: dict[str, Any] = {"name": name, "description": param.description, "widget": "json"}
     if name == "args":
         field["widget"] = "args"
+    elif schema.get("$ref") == "#/$defs/value":
+        field["widget"] = "value"  # an expected value: a literal or any matcher, compositions nested
     elif name == "call":
         # `any` is offered only where the schema allows it; the first option is the default, left out of the JSON.
         named = [option for option in ("any", "first") if _allows(schema, option)]
@@ -62,6 +65,8 @@ def editor_spec() -> dict[str, Any]:
         "kinds": kinds,
         "common": [widget(name, COMMON_PARAMS[name]) for name in ROW_COMMON],
         "matchers": MATCHERS,
+        # What the editor fills in when a matcher is picked, so its inputs start from a valid argument.
+        "matcherExamples": {name: matcher.example for name, matcher in REGISTRY.items()},
         "jsonTypes": list(JSON_TYPES),
     }
 

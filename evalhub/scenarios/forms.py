@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -13,6 +14,7 @@ from evalhub.providers.models import Provider
 from evalhub.scenarios.models import DEFAULT_MAX_TOKENS, Scenario, Tag
 from evalhub.storable import refusal, storable
 from runs.conversation.spec import parse_conversation, validate_conversation
+from runs.fault_injection.spec import FAULT_INJECTION_HELP, plan_errors
 from runs.primitive_request import primitive_request
 from scorers.attachments import attach_scorers
 from scorers.calibration.services import scorer_summaries
@@ -57,16 +59,34 @@ class ExpectationsField(JSONTextField):
             raise forms.ValidationError([forms.ValidationError(error, code="invalid_expectation") for error in errors])
 
 
-class ConversationField(JSONTextField):
-    """Follow-up turns or a simulated user as JSON (runs/conversation/spec.py); empty means one prompt."""
+class SettingObjectField(JSONTextField):
+    """A JSON object checked by its engine's validator (`check`, whose errors name their place); empty means {}."""
+
+    def __init__(self, *, check: Callable[[Any], list[str]], code: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.check, self.code = check, code
 
     def to_python(self, value: Any) -> Any:
         return super().to_python(value) if (value or "").strip() else {}
 
     def validate(self, value: Any) -> None:
-        errors = validate_conversation(value)
+        errors = self.check(value)
         if errors:
-            raise forms.ValidationError([forms.ValidationError(error, code="invalid_conversation") for error in errors])
+            raise forms.ValidationError([forms.ValidationError(error, code=self.code) for error in errors])
+
+
+class ConversationField(SettingObjectField):
+    """Follow-up turns or a simulated user as JSON (runs/conversation/spec.py); empty means one prompt."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(check=validate_conversation, code="invalid_conversation", **kwargs)
+
+
+class FaultInjectionField(SettingObjectField):
+    """Faults to inject and the recovery expected, as JSON (runs/fault_injection/spec.py); empty means none."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(check=plan_errors, code="invalid_faults", **kwargs)
 
 
 class ScenarioForm(forms.ModelForm):
@@ -103,6 +123,20 @@ class ScenarioForm(forms.ModelForm):
         'answered the previous one. Simulated user: {"simulate": {goal, persona, model, provider_id, '
         "max_user_turns (default 6), goal_tool}}; it answers from `expected` and replies DONE when it is done; "
         "model and provider_id default to the scenario's. Budgets apply to the whole conversation.",
+    )
+    fault_injection = FaultInjectionField(
+        label="Fault injection",
+        required=False,
+        widget=forms.Textarea(
+            attrs={
+                "rows": 5,
+                "class": "mono",
+                "spellcheck": "false",
+                "placeholder": '{"faults": [{"tool": "search_flights", "kind": "slow", "delay_ms": 3000}],\n'
+                ' "recovery": {"max_detection_ms": 8000, "require_told_user": true}}',
+            }
+        ),
+        help_text=FAULT_INJECTION_HELP,
     )
     scorers = forms.ModelMultipleChoiceField(
         queryset=Scorer.objects.all(),
@@ -176,6 +210,7 @@ class ScenarioForm(forms.ModelForm):
         "expected",
         "conversation",
         "expectations",
+        "fault_injection",
         "scorers",
         "advisory_scorers",
         "pass_threshold",
@@ -211,6 +246,7 @@ class ScenarioForm(forms.ModelForm):
             self.initial["expected"] = scenario.expected
             self.initial["expectations"] = scenario.expectations
             self.initial["conversation"] = scenario.conversation or None
+            self.initial["fault_injection"] = scenario.fault_injection or None
             self.initial["tags_text"] = ", ".join(tag.name for tag in scenario.tags.all())
             request = scenario.primitive or {}
             self.initial["primitive_target"] = request.get("uri") or request.get("template") or request.get("name")
@@ -327,6 +363,7 @@ class ScenarioForm(forms.ModelForm):
         scenario.expected = self.cleaned_data["expected"]
         scenario.expectations = self.cleaned_data["expectations"]
         scenario.conversation = self.cleaned_data["conversation"]
+        scenario.fault_injection = self.cleaned_data["fault_injection"]
         if scenario.level in (Scenario.Level.RESOURCE, Scenario.Level.PROMPT):
             scenario.primitive = self.cleaned_data["primitive"]
         if commit:

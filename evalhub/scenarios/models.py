@@ -110,6 +110,12 @@ class Scenario(models.Model):
     )
     # Empty: one prompt. Else scripted follow-ups or a simulated user (runs/conversation/spec.py).
     conversation = models.JSONField(default=dict, blank=True)
+    # {name: {"env": VAR, "default": text}}: `${name}` in the texts above reads VAR when a run starts, in the worker
+    # (runs/variables.py). Only suite files set them (an mcptest import's environment references).
+    variables = models.JSONField(default=dict, blank=True)
+    # Empty: the server as it is. Else faults EvalHub injects into the run's tool calls and the recovery it
+    # expects of the agent (runs/fault_injection/spec.py).
+    fault_injection = models.JSONField(default=dict, blank=True)
     tags = models.ManyToManyField(Tag, blank=True, related_name="scenarios")
     pass_threshold = models.FloatField(
         default=DEFAULT_PASS_THRESHOLD, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]

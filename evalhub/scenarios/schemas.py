@@ -9,6 +9,7 @@ from ninja import Field, Schema
 
 from evalhub.api.common import COMPONENT_MARKER, Id
 from evalhub.scenarios.models import DEFAULT_MAX_TOKENS
+from runs.fault_injection.spec import FAULT_INJECTION_HELP
 
 # A marker evalhub.api replaces by a reference to the component: pydantic refuses $refs to schemas it did not make.
 EXPECTATIONS_FIELD_SCHEMA: dict[str, Any] = {COMPONENT_MARKER: "Expectations"}
@@ -70,6 +71,7 @@ class ScenarioOut(Schema):
         description=EXPECTATIONS_HELP, json_schema_extra=EXPECTATIONS_FIELD_SCHEMA
     )
     conversation: dict[str, Any] = Field(description=CONVERSATION_HELP)
+    fault_injection: dict[str, Any] = Field(description=FAULT_INJECTION_HELP)
     tags: list[str]
     scorer_ids: list[int]
     scorers: list[ScorerAttachmentOut] = Field(description=SCORERS_HELP)
@@ -103,6 +105,7 @@ class ScenarioIn(Schema):
     expected: Any = None
     expectations: Any = Field([], description=EXPECTATIONS_HELP, json_schema_extra=EXPECTATIONS_FIELD_SCHEMA)
     conversation: Any = Field({}, description=CONVERSATION_HELP)
+    fault_injection: Any = Field({}, description=FAULT_INJECTION_HELP)
     tags: list[str] = []
     scorer_ids: list[Id] = Field(
         [], description="Gating scorers. None: the default scorer (were the expected tools called, without errors?)."
@@ -135,6 +138,7 @@ class ScenarioPatch(Schema):
     expected: Any = None
     expectations: Any = Field(None, description=EXPECTATIONS_HELP, json_schema_extra=EXPECTATIONS_FIELD_SCHEMA)
     conversation: Any = Field(None, description=CONVERSATION_HELP)
+    fault_injection: Any = Field(None, description=FAULT_INJECTION_HELP)
     tags: list[str] | None = None
     scorer_ids: list[Id] | None = None
     scorers: list[ScorerAttachmentIn] | None = Field(None, max_length=100, description=SCORERS_HELP)

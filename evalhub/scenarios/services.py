@@ -56,6 +56,8 @@ def scenario_copied_parts(scenario: Scenario) -> str:
         parts.append("the expected JSON")
     if scenario.conversation:
         parts.append("the conversation")
+    if scenario.fault_injection:
+        parts.append("the fault injection")
     return _and(parts)
 
 

@@ -25,6 +25,7 @@ from runs.heartbeat import runs_reap_stale
 from runs.models import Run
 from runs.quota import QuotaExceeded
 from runs.services import run_start, runs_start_many
+from runs.tool_usage.services import scenario_confusion_by_day
 from scorers.calibration.services import expectations_calibration
 from scorers.models import ScenarioScorer
 
@@ -144,6 +145,8 @@ def scenario_detail(request: HtmxHttpRequest, scenario_id: int) -> HttpResponse:
     context["grading"] = _grading(scenario)
     # How the expectations, as a whole, agree with people's reviews of this scenario's runs.
     context["expectations_calibration"] = expectations_calibration(scenario=scenario)
+    if scenario.expected_tools:
+        context["confusion_by_day"] = scenario_confusion_by_day(scenario)
     return render(request, template, context)
 
 

@@ -31,6 +31,7 @@ from evalhub.api.common import (
 from evalhub.api_keys.auth import auth_for
 from evalhub.mcp_client.config import ALWAYS_SECRET_HEADERS
 from evalhub.permissions import require_change
+from evalhub.servers import http_settings
 from evalhub.servers.forms import ServerForm
 from evalhub.servers.models import McpServer
 from evalhub.servers.schemas import (
@@ -71,6 +72,7 @@ def server_out(server: McpServer) -> dict[str, Any]:
         "request_timeout": server.request_timeout,
         "warm_reuse": server.warm_reuse,
         "warm_recycle_after": server.warm_recycle_after,
+        **{name: getattr(server, name) for name in http_settings.FIELDS},
         "tool_names": snapshot.tool_names if snapshot else [],
         "tools_hash": snapshot.tools_hash if snapshot else None,
         "last_inspected_at": server.last_inspected_at,
@@ -133,6 +135,7 @@ def _save(server: McpServer | None, values: dict[str, Any], request: HttpRequest
         "request_timeout": values["request_timeout"],
         "warm_reuse": values["warm_reuse"],
         "warm_recycle_after": values["warm_recycle_after"],
+        **{name: values[name] for name in http_settings.FIELDS},
         "secret_env_text": _lines(values.get("secret_env") or {}, "=", "secret_env"),
         "secret_headers_text": _lines(values.get("secret_headers") or {}, ": ", "secret_headers"),
         "bearer_token": values.get("bearer_token") or "",
@@ -184,6 +187,7 @@ def _current(server: McpServer) -> dict[str, Any]:
         "request_timeout": server.request_timeout,
         "warm_reuse": server.warm_reuse,
         "warm_recycle_after": server.warm_recycle_after,
+        **{name: getattr(server, name) for name in http_settings.FIELDS},
     }
 
 
@@ -222,8 +226,9 @@ def update_server(request: HttpRequest, server_id: int, payload: ServerPatch) ->
     data = payload.dict(exclude_unset=True)
     if server.is_stdio or data.get("transport") == McpServer.Transport.STDIO:
         require_admin(request, "Changing a stdio server")
-    # null means "unchanged" for every field, secrets included (`patched` leaves them out of `values`).
-    values = patched(_current(server), data)
+    # null means "unchanged" for every field, secrets included (`patched` leaves them out of `values`), except
+    # the HTTP timeout, where null is its "no limit" value.
+    values = patched(_current(server), data, nullable=("http_timeout",))
     _refuse_warm_http({"warm_reuse": data.get("warm_reuse"), "transport": values["transport"]})
     with transaction.atomic():
         server = _save(server, values, request)

@@ -15,10 +15,10 @@ from urllib.parse import urlsplit
 from django import forms
 
 from evalhub import vault
+from evalhub.mcp_client.config import HEADER_NAME, HEADER_NAME_RULE
 
 MASK = "••••"
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
 # Set by the MCP client from the request itself; a user's value would break the transport.
 RESERVED_HEADERS = frozenset(
     {"host", "content-length", "content-type", "transfer-encoding", "connection", "accept"}
@@ -50,7 +50,7 @@ def parse_lines(text: str, *, separator: str, kind: str, secret: bool) -> tuple[
         if not sep or not name:
             problems.append(f"Line {number} has no “{separator}”: write one {example} per line.")
         elif not pattern.match(name):
-            allowed = "letters, digits and _, not starting with a digit" if kind == "env" else "letters, digits and -"
+            allowed = "letters, digits and _, not starting with a digit" if kind == "env" else HEADER_NAME_RULE
             problems.append(f"Line {number}: “{name}” is not a valid {_noun(kind)} name ({allowed}).")
         elif kind == "header" and key in RESERVED_HEADERS:
             problems.append(f"Line {number}: {name} is set by EvalHub itself; remove this line.")

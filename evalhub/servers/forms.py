@@ -18,6 +18,7 @@ from evalhub import outbound, vault
 from evalhub.egress import EgressPolicy, origin, url_refusal
 from evalhub.mcp_client.config import ALWAYS_SECRET_HEADERS
 from evalhub.mcp_client.warm_pool import DEFAULT_RECYCLE_AFTER
+from evalhub.servers import http_settings
 from evalhub.servers.form_parts import (
     MASK,
     Fieldset,
@@ -49,7 +50,7 @@ WARM_REUSE_HELP = (
 )
 
 
-class ServerForm(forms.ModelForm):
+class ServerForm(http_settings.HttpSettingsCleaning, forms.ModelForm):
     args_text = forms.CharField(
         label="Arguments",
         required=False,
@@ -133,19 +134,23 @@ class ServerForm(forms.ModelForm):
             "protocol_mode",
             "warm_reuse",
             "warm_recycle_after",
+            *http_settings.FIELDS,
         ]
         labels = {
+            **http_settings.LABELS,
             "protocol_mode": "Protocol",
             "warm_reuse": "Reuse warm server processes (stateless servers only)",
             "warm_recycle_after": "Recycle a process after (runs)",
         }
         widgets = {
+            **http_settings.WIDGETS,
             "description": forms.Textarea(attrs={"rows": 2}),
             "transport": forms.RadioSelect,
             "command": forms.TextInput(attrs={"placeholder": "npx", "class": "mono", "spellcheck": "false"}),
             "cwd": forms.TextInput(attrs={"placeholder": "/srv/my-mcp-server", "class": "mono"}),
         }
         help_texts = {
+            **http_settings.HELP_TEXTS,
             "name": "How scenarios and runs refer to this server.",
             "transport": "stdio: EvalHub starts the server as a local process (staff only: it runs a command on "
             "this machine). Streamable HTTP: the current transport for remote servers, usually at …/mcp. "
@@ -170,6 +175,7 @@ class ServerForm(forms.ModelForm):
         self.dropped_secrets: list[str] = []
         # Left empty (or not sent, by a client that predates it): the default.
         self.fields["warm_recycle_after"].required = False
+        self.fields["max_redirects"].required = False
         transport = self.fields["transport"]
         assert isinstance(transport, forms.ChoiceField)
         transport.choices = [
@@ -237,6 +243,7 @@ class ServerForm(forms.ModelForm):
                 rows("headers") + bearer,
             ),
             Fieldset("Connection", "", bound("connect_timeout", "request_timeout", "protocol_mode")),
+            Fieldset("HTTP transport (Streamable HTTP or SSE)", "http sse", bound(*http_settings.FIELDS)),
             *(
                 [Fieldset("Warm reuse (stdio)", "stdio", bound("warm_reuse", "warm_recycle_after"))]
                 if self.allows_stdio

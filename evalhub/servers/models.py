@@ -10,7 +10,7 @@ from django.db import models
 from django.utils import timezone
 
 from evalhub import outbound, vault
-from evalhub.mcp_client.config import ServerConfig
+from evalhub.mcp_client.config import DEFAULT_MAX_REDIRECTS, MAX_REDIRECTS_LIMIT, ServerConfig
 from evalhub.mcp_client.snapshot import tools_hash
 from evalhub.mcp_client.warm_pool import DEFAULT_RECYCLE_AFTER, MAX_RECYCLE_AFTER
 
@@ -38,6 +38,21 @@ class McpServer(models.Model):
     )
     connect_timeout = models.FloatField(default=30.0)
     request_timeout = models.FloatField(default=60.0)
+    # Streamable HTTP / SSE only (mcptest's server.http block); what each does: ServerConfig's docstring.
+    http_timeout = models.FloatField("HTTP timeout (seconds)", null=True, blank=True)
+    max_redirects = models.PositiveSmallIntegerField(
+        "max redirects", default=DEFAULT_MAX_REDIRECTS, validators=[MaxValueValidator(MAX_REDIRECTS_LIMIT)]
+    )
+    user_agent_override = models.CharField("User-Agent override", max_length=200, blank=True)
+    tls_insecure_skip_verify = models.BooleanField("skip TLS certificate verification", default=False)
+    tls_ca_bundle_path = models.CharField("CA bundle path", max_length=1000, blank=True)
+    tls_min_version = models.CharField(
+        "minimum TLS version",
+        max_length=3,
+        blank=True,
+        default="",
+        choices=[("", "Default (TLS 1.2)"), ("1.2", "TLS 1.2"), ("1.3", "TLS 1.3")],
+    )
     # stdio only: runs may be lent an already-started process of this server (evalhub/mcp_client/warm_pool.py),
     # each process serving at most `warm_recycle_after` runs. Only for servers that keep no state between runs.
     warm_reuse = models.BooleanField(
@@ -145,6 +160,12 @@ class McpServer(models.Model):
             bearer_token=token,
             connect_timeout=self.connect_timeout,
             request_timeout=self.request_timeout,
+            http_timeout=self.http_timeout,
+            max_redirects=self.max_redirects,
+            user_agent_override=self.user_agent_override,
+            tls_insecure_skip_verify=self.tls_insecure_skip_verify,
+            tls_ca_bundle_path=self.tls_ca_bundle_path,
+            tls_min_version=self.tls_min_version,  # type: ignore[arg-type]
             protocol_mode=self.protocol_mode,  # type: ignore[arg-type]
             secret_env_keys=frozenset(secret_env),
             secret_header_keys=frozenset(secret_headers),

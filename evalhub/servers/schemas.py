@@ -7,12 +7,16 @@ from typing import Any, Literal
 
 from ninja import Field, Schema
 
+from evalhub.mcp_client.config import DEFAULT_MAX_REDIRECTS, MAX_HTTP_TIMEOUT, MAX_REDIRECTS_LIMIT
 from evalhub.mcp_client.warm_pool import DEFAULT_RECYCLE_AFTER, MAX_RECYCLE_AFTER
+from evalhub.servers.http_settings import HELP_TEXTS
 
 TransportName = Literal["stdio", "http", "sse"]
 InspectionStatus = Literal["idle", "inspecting", "interrupted"]
 MAX_INSPECT_WAIT = 30
 ProtocolMode = Literal["auto", "legacy"]
+TlsMinVersion = Literal["", "1.2", "1.3"]
+HTTP_ONLY = " Streamable HTTP and SSE only; ignored (kept at its default) for stdio."
 WARM_REUSE = (
     "stdio only. Runs are lent already-started server processes, one run at a time, instead of starting one each. "
     "Only for stateless servers: what a run leaves in the process is there for the next run it serves. No verdict "
@@ -39,6 +43,12 @@ class ServerOut(Schema):
     request_timeout: float
     warm_reuse: bool = Field(description=WARM_REUSE)
     warm_recycle_after: int = Field(description=RECYCLE_AFTER)
+    http_timeout: float | None = Field(description=HELP_TEXTS["http_timeout"] + HTTP_ONLY)
+    max_redirects: int = Field(description=HELP_TEXTS["max_redirects"] + HTTP_ONLY)
+    user_agent_override: str = Field(description=HELP_TEXTS["user_agent_override"] + HTTP_ONLY)
+    tls_insecure_skip_verify: bool = Field(description=HELP_TEXTS["tls_insecure_skip_verify"] + HTTP_ONLY)
+    tls_ca_bundle_path: str = Field(description=HELP_TEXTS["tls_ca_bundle_path"] + HTTP_ONLY)
+    tls_min_version: TlsMinVersion = Field(description='"" (the default, TLS 1.2), "1.2" or "1.3".' + HTTP_ONLY)
     tool_names: list[str] = Field(description="Tools the latest inspection saw.")
     tools_hash: str | None
     last_inspected_at: datetime | None
@@ -79,6 +89,14 @@ class ServerIn(Schema):
     request_timeout: float = Field(60.0, gt=0, le=3600)
     warm_reuse: bool = Field(False, description=WARM_REUSE)
     warm_recycle_after: int = Field(DEFAULT_RECYCLE_AFTER, ge=1, le=MAX_RECYCLE_AFTER, description=RECYCLE_AFTER)
+    http_timeout: float | None = Field(None, gt=0, le=MAX_HTTP_TIMEOUT, description=HELP_TEXTS["http_timeout"])
+    max_redirects: int = Field(
+        DEFAULT_MAX_REDIRECTS, ge=0, le=MAX_REDIRECTS_LIMIT, description=HELP_TEXTS["max_redirects"]
+    )
+    user_agent_override: str = Field("", max_length=200, description=HELP_TEXTS["user_agent_override"])
+    tls_insecure_skip_verify: bool = Field(False, description=HELP_TEXTS["tls_insecure_skip_verify"])
+    tls_ca_bundle_path: str = Field("", max_length=1000, description=HELP_TEXTS["tls_ca_bundle_path"])
+    tls_min_version: TlsMinVersion = ""
 
 
 class ServerPatch(Schema):
@@ -109,6 +127,12 @@ class ServerPatch(Schema):
     request_timeout: float | None = Field(None, gt=0, le=3600)
     warm_reuse: bool | None = None
     warm_recycle_after: int | None = Field(None, ge=1, le=MAX_RECYCLE_AFTER)
+    http_timeout: float | None = Field(None, gt=0, le=MAX_HTTP_TIMEOUT, description="null removes it (no limit).")
+    max_redirects: int | None = Field(None, ge=0, le=MAX_REDIRECTS_LIMIT)
+    user_agent_override: str | None = Field(None, max_length=200)
+    tls_insecure_skip_verify: bool | None = None
+    tls_ca_bundle_path: str | None = Field(None, max_length=1000)
+    tls_min_version: TlsMinVersion | None = None
 
 
 class ServerFilters(Schema):

@@ -32,10 +32,11 @@ from evalhub.outbound import dropped_secrets_message
 from evalhub.permissions import STDIO_STAFF_ONLY, can_change, is_staff, require_change
 from evalhub.providers.model_choices import model_choices
 from evalhub.server_evals import services as server_evals
-from evalhub.servers import services
+from evalhub.servers import http_settings, services
 from evalhub.servers.forms import ServerForm
 from evalhub.servers.models import McpServer, ToolSnapshot
 from evalhub.vault import SecretUnavailable
+from runs.tool_usage.services import server_tool_usage
 
 
 def can_edit(user: AbstractBaseUser | AnonymousUser, server: McpServer | None = None) -> bool:
@@ -223,10 +224,14 @@ def server_detail(request: HtmxHttpRequest, server_id: int) -> HttpResponse:
         "secrets_lost": secrets_lost,
         "scenarios": server.scenarios.order_by("name"),
         "run_count": server.runs.count(),
+        "tls_warning": http_settings.INSECURE_WARNING if server.tls_insecure_skip_verify else "",
     }
     template = "evalhub/server_detail.html"
     if request.htmx:
         template += "#inspection"
+    elif context["run_count"]:
+        # Per tool across its runs (runs.tool_usage): read for the full page only, not the inspection's polling.
+        context["tool_usage"] = server_tool_usage(server)
     return render(request, template, context)
 
 

@@ -104,8 +104,15 @@ class NoteOut(Schema):
     reason: str
 
 
+class CountsOut(Schema):
+    exact: int = Field(description="Items imported exactly.")
+    approximated: int = Field(description="Items imported with a named approximation (see `report`).")
+    refused: int = Field(description="Items refused, each with its reason in `report`.")
+
+
 class McptestOut(ApplyOut):
     report: list[NoteOut]
+    counts: CountsOut
 
 
 def _invalid(error: InvalidSuite) -> ApiError:
@@ -133,7 +140,9 @@ def apply_suite(request: HttpRequest, body: ApplyIn) -> dict[str, Any]:
     "/import-mcptest", response=responses({200: McptestOut}), auth=auth_for(ADMIN), summary="Import an mcptest suite"
 )
 def import_mcptest(request: HttpRequest, body: McptestIn) -> dict[str, Any]:
-    """Convert an mcptest v1 suite and apply it; `report` lists everything that did not carry over exactly."""
+    """Convert an mcptest v1 suite and apply it; `report` lists everything that did not carry over exactly, `counts`
+    how many items were imported exactly, approximated or refused. A file mcptest itself refuses (an unknown key, a
+    wrong type) is refused with every problem's line and JSON pointer."""
     require_admin(request, "Importing a suite")
     try:
         plan, conversion = mcptest_import(
@@ -148,4 +157,9 @@ def import_mcptest(request: HttpRequest, body: McptestIn) -> dict[str, Any]:
     except InvalidSuite as error:
         raise _invalid(error) from None
     report = [{"pointer": n.pointer, "status": n.status, "reason": n.reason} for n in conversion.notes]
-    return {"applied": not body.dry_run, "plan": plan.to_dict(), "report": report}
+    return {
+        "applied": not body.dry_run,
+        "plan": plan.to_dict(),
+        "report": report,
+        "counts": conversion.counts.to_dict(),
+    }

@@ -16,16 +16,19 @@ from django.db import transaction
 from django.db.models import ProtectedError
 
 from evalhub import vault
+from evalhub.mcp_client.config import ALWAYS_SECRET_HEADERS, HEADER_NAME, HEADER_NAME_RULE
 from evalhub.providers.models import Provider, ensure_builtin_providers
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.form_parts import looks_secret_env, url_shape_problem
+from evalhub.servers.http_settings import ca_bundle_problem
 from evalhub.servers.models import McpServer
 from evalhub.suites import secrets, store
 from evalhub.suites.mcptest import Conversion, convert
+from evalhub.suites.mcptest.load import load_mcptest
 from evalhub.suites.plan import Plan, Step, make_plan, moves_secrets
 from evalhub.suites.schema import FORMAT_VERSION
 from evalhub.suites.sections import SECTIONS
-from evalhub.suites.source import Source, SourceError, dump, load
+from evalhub.suites.source import Source, SourceError, dump
 from evalhub.suites.validation import InvalidSuite, Problem, read_suite
 
 logger = logging.getLogger(__name__)
@@ -136,6 +139,11 @@ def _secret_problems(data: dict[str, Any], current: dict[str, Any]) -> list[tupl
     """Credentials written as plain values, and references this install may not resolve (new ones only: a
     reference an export wrote for a secret stored here by value keeps that value)."""
     found = []
+    for index, entry in enumerate(data.get("scenarios") or []):
+        # A scenario's variables read the worker's environment: the same allowlist as a secret reference.
+        for name, variable in (entry.get("variables") or {}).items():
+            if (refusal := vault.reference_refusal(variable["env"])) is not None:
+                found.append((f"/scenarios/{index}/variables/{name}/env", refusal))
     for key in ("servers", "providers"):
         for index, entry in enumerate(data.get(key) or []):
             stored = current[key].get(entry["name"], {})
@@ -146,7 +154,12 @@ def _secret_problems(data: dict[str, Any], current: dict[str, Any]) -> list[tupl
             for field in ("env", "headers"):
                 for name, value in (entry.get(field) or {}).items():
                     pointer = f"{where}/{field}/{name}"
-                    if vault.env_reference(value) is None and looks_secret_env(name.replace("-", "_")):
+                    credential = field == "headers" and name.lower() in ALWAYS_SECRET_HEADERS
+                    if field == "headers" and not HEADER_NAME.match(name):
+                        found.append((pointer, f"“{name}” is not a valid header name ({HEADER_NAME_RULE}); rename it"))
+                    elif vault.env_reference(value) is None and (
+                        credential or looks_secret_env(name.replace("-", "_"))
+                    ):
                         found.append((pointer, f"{name} looks like a credential: write it as a ${{VAR}} reference"))
                     elif value != (stored.get(field) or {}).get(name):
                         found += _refusal(pointer, value, moved)
@@ -154,6 +167,8 @@ def _secret_problems(data: dict[str, Any], current: dict[str, Any]) -> list[tupl
                 value = entry.get(field, "")
                 if value and value != stored.get(field):
                     found += _refusal(f"{where}/{field}", value, moved)
+            if (path := entry.get("tls_ca_bundle_path")) and (problem := ca_bundle_problem(path)) is not None:
+                found.append((f"{where}/tls_ca_bundle_path", problem))
             url = entry.get("url") or entry.get("base_url") or ""
             if url and (problem := url_shape_problem(url)) is not None:
                 found.append((f"{where}/{'url' if 'url' in entry else 'base_url'}", problem))
@@ -218,12 +233,13 @@ def mcptest_convert(*, text: str, filename: str, provider: str, model: str, sche
     """An mcptest suite as EvalHub suite text, and the conversion (its notes say what did not carry over).
     Raises InvalidSuite when it cannot be converted: `from_env` is never read here (see mcptest/context.py)."""
     try:
-        source = load(text)
+        source = load_mcptest(text)
     except SourceError as error:
-        raise InvalidSuite([Problem(filename, error.line, "", error.message)]) from None
+        raise InvalidSuite([Problem(filename, error.line, error.pointer, error.message)]) from None
     conversion = convert(source.data, provider=provider, model=model)
     if conversion.problems:
-        raise InvalidSuite(sorted(_located(conversion.problems, source, filename), key=lambda problem: problem.line))
+        # Refused whole, as mcptest refuses to load it: every problem with its line and pointer.
+        raise InvalidSuite(_located(conversion.problems, source, filename))
     header = f"# yaml-language-server: $schema={schema_url}\n# Imported from mcptest {filename}.\n"
     return header + dump(conversion.suite), conversion
 

@@ -21,6 +21,7 @@ from evalhub.suites.schema import suite_schema
 from evalhub.suites.sections import SECTIONS
 from evalhub.suites.source import Source, SourceError, escape, load
 from runs.conversation.spec import validate_conversation
+from runs.fault_injection.spec import plan_errors
 from runs.primitive_request import primitive_request
 from scorers.expectations import validate_expectations
 from scorers.expectations.matchers import suggestion
@@ -70,6 +71,7 @@ def problems_of(data: Any) -> list[tuple[str, str]]:
     found += _duplicate_names(data)
     found += _engine_problems(data, "expectations", validate_expectations)
     found += _engine_problems(data, "conversation", validate_conversation)
+    found += _engine_problems(data, "fault_injection", plan_errors)
     found += _level_problems(data)
     found += _unstorable(data, "")
     return sorted(set(found), key=lambda item: _order(item[0]))

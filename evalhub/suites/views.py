@@ -60,7 +60,7 @@ def suite_import_view(request: HttpRequest) -> HttpResponse:
                 model="evalhub-offline",
                 schema_url=schema_url(request),
             )
-            context["report"] = conversion.notes
+            context["report"], context["counts"] = conversion.notes, conversion.counts
         else:
             plan = suite_apply(text=text, filename=filename, user=request.user, prune=prune, dry_run=not confirmed)
     except InvalidSuite as error:

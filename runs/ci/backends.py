@@ -20,6 +20,7 @@ from evalhub.models import WorkerHeartbeat
 from evalhub.scenarios.models import Scenario
 from evalhub.server_evals.services import SideEffectsUnacknowledged, side_effects_settle
 from evalhub.tasks import ping_worker
+from runs.cassettes.services import ReplayRefused, runs_replay_many
 from runs.events import sse
 from runs.events.stream import EventFilter, follow
 from runs.experiments.advisory import advisory_judges
@@ -32,6 +33,7 @@ from runs.models import Run
 from runs.quota import QuotaExceeded
 from runs.reports.records import record_queryset, run_record, run_summary, summary_queryset
 from runs.services import runs_start_many
+from runs.variants.compare import variant_records
 
 logger = logging.getLogger(__name__)
 # After the server refuses an event stream (429: its streams are all taken), how long to poll before asking again.
@@ -53,9 +55,20 @@ class Backend(Protocol):
     where: str
 
     def scenario_ids(self, *, names: list[str], tags: list[str]) -> list[int]: ...
+    # Every scenario's {id, name, tags} (for --include, --exclude, --skip-tag), by name.
+    def scenario_rows(self) -> list[dict[str, Any]]: ...
     def start(
-        self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool, judges: str = ""
+        self,
+        *,
+        scenario_ids: list[int],
+        model: str,
+        acknowledge_side_effects: bool,
+        judges: str = "",
+        snapshots: str = "",
+        server_override: dict[str, Any] | None = None,
     ) -> Started: ...
+    # `evalhub run --replay`: an experiment's recorded runs, or each scenario's latest, replayed from cassettes.
+    def replay(self, *, experiment_id: int | None, scenario_ids: list[int], mcp: str) -> Started: ...
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def records(self, run_ids: list[int]) -> list[dict[str, Any]]: ...
     def ping_worker(self) -> None: ...
@@ -90,8 +103,19 @@ class LocalBackend:
             found.update(dict.fromkeys(ids))
         return list(found)
 
+    def scenario_rows(self) -> list[dict[str, Any]]:
+        scenarios = Scenario.objects.order_by("name").prefetch_related("tags")
+        return [{"id": s.pk, "name": s.name, "tags": [tag.name for tag in s.tags.all()]} for s in scenarios]
+
     def start(
-        self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool, judges: str = ""
+        self,
+        *,
+        scenario_ids: list[int],
+        model: str,
+        acknowledge_side_effects: bool,
+        judges: str = "",
+        snapshots: str = "",
+        server_override: dict[str, Any] | None = None,
     ) -> Started:
         scenarios = list(Scenario.objects.filter(pk__in=scenario_ids).select_related("server", "provider"))
         scenarios.sort(key=lambda s: scenario_ids.index(s.pk))
@@ -104,8 +128,22 @@ class LocalBackend:
             side_effects_settle(scenarios=scenarios, acknowledge=acknowledge_side_effects, user=AnonymousUser())
         except SideEffectsUnacknowledged as exc:
             raise InfraError(str(exc)) from None
-        result = runs_start_many(scenarios=scenarios, user=None, model=model, judges=judges)
+        result = runs_start_many(
+            scenarios=scenarios,
+            user=None,
+            model=model,
+            judges=judges,
+            snapshots=snapshots,
+            server_override=server_override,
+        )
         return Started([run.pk for run in result.queued], result.refused, result.refusal)
+
+    def replay(self, *, experiment_id: int | None, scenario_ids: list[int], mcp: str) -> Started:
+        try:
+            replays = runs_replay_many(user=None, mcp=mcp, experiment_id=experiment_id, scenario_ids=scenario_ids)
+        except (ReplayRefused, QuotaExceeded) as exc:
+            raise InfraError(str(exc)) from None
+        return Started([run.pk for run in replays], 0, "")
 
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]:
         runs_reap_stale()
@@ -137,6 +175,7 @@ class LocalBackend:
                 baseline=body.get("baseline_id"),
                 rerun_inconclusive=body.get("rerun_inconclusive", True),
                 judges=body.get("judges") or "",
+                variants=body.get("variants") or [],
                 user=None,
             )
         except (ExperimentInvalid, QuotaExceeded) as exc:
@@ -147,7 +186,9 @@ class LocalBackend:
         runs_reap_stale()
         experiment = Experiment.objects.get(pk=experiment_id)
         advisory = advisory_judges(experiment=experiment)
-        return experiment_record(experiment, list(experiment.cells.all()), advisory=advisory)
+        cells = list(experiment.cells.all())
+        record = experiment_record(experiment, cells, advisory=advisory)
+        return {**record, "variant_comparisons": variant_records(experiment, cells)}
 
     def compare(self, experiment_id: int) -> dict[str, Any]:
         candidate = Experiment.objects.select_related("baseline").get(pk=experiment_id)
@@ -206,16 +247,42 @@ class RemoteBackend:
             if not page["items"] or len(items) >= page["total"]:
                 return items
 
+    def scenario_rows(self) -> list[dict[str, Any]]:
+        return self._pages("/scenarios", {})
+
     def start(
-        self, *, scenario_ids: list[int], model: str, acknowledge_side_effects: bool, judges: str = ""
+        self,
+        *,
+        scenario_ids: list[int],
+        model: str,
+        acknowledge_side_effects: bool,
+        judges: str = "",
+        snapshots: str = "",
+        server_override: dict[str, Any] | None = None,
     ) -> Started:
+        if server_override:
+            # The API starts runs of stored servers only: a command or URL from a client's flags is not its to run.
+            raise InfraError(
+                "--server-url, --server-command and the header flags work on this EvalHub only (no --url)."
+            )
         body: dict[str, Any] = {"scenario_ids": scenario_ids, "acknowledge_side_effects": acknowledge_side_effects}
         if model:
             body["model"] = model
         if judges:
             body["judges"] = judges
+        if snapshots:
+            body["snapshots"] = snapshots
         answer = self._call("POST", "/runs", json=body)
         return Started([run["id"] for run in answer["runs"]], answer["refused"], answer["refusal"])
+
+    def replay(self, *, experiment_id: int | None, scenario_ids: list[int], mcp: str) -> Started:
+        body: dict[str, Any] = {"mcp": mcp}
+        if experiment_id is not None:
+            body["experiment_id"] = experiment_id
+        else:
+            body["scenario_ids"] = scenario_ids
+        answer = self._call("POST", "/runs/replay", json=body)
+        return Started([run["id"] for run in answer["runs"]], 0, "")
 
     def poll(self, run_ids: list[int]) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from evalhub.ids import ACCEPTED, parse_id
 from runs.ci.backends import Backend, InfraError
-from runs.ci.runner import EXIT_FAILED, EXIT_INFRA, EXIT_PASSED, EXIT_UNDECIDED, Options
+from runs.ci.runner import EXIT_FAILED, EXIT_INFRA, EXIT_PASSED, EXIT_UNDECIDED, Options, chosen_ids
 from runs.events.stream import EventFilter
 from runs.experiments.matrix import tally_text
 from runs.experiments.reports import gate, matrix_rows, render_experiment_report, to_junit
@@ -32,6 +32,8 @@ class ExperimentOptions:
     models: list[str]
     trials: int
     modes: list[str] = field(default_factory=list)  # empty: each scenario's own tool mode
+    # Tool-surface variants (runs/variants), each a column beside the server as it is.
+    variants: list[dict[str, Any]] = field(default_factory=list)
     label: str = ""
     baseline: str = ""  # "pinned", an experiment id, or "" for none
     fail_on_regression: bool = False
@@ -64,16 +66,23 @@ def _body(backend: Backend, options: Options, experiment: ExperimentOptions) -> 
         "models": [{"model": model} for model in experiment.models],
         "trials": experiment.trials,
         "modes": experiment.modes,
+        "variants": experiment.variants,
         "label": experiment.label,
         "rerun_inconclusive": experiment.rerun_inconclusive,
     }
     if options.judges:
         body["judges"] = options.judges
     # One tag and nothing else is recorded as the tag, so the experiment can be (and use) the tag's pinned baseline.
-    if len(options.tags) == 1 and not options.scenarios:
+    if options.server_override:
+        raise InfraError("The server flags (--server-url, --server-command, --header…) do not apply to --models yet.")
+    if (
+        len(options.tags) == 1
+        and not options.scenarios
+        and not (options.skip_tags or options.include or options.exclude)
+    ):
         body["tag"] = options.tags[0]
     else:
-        body["scenario_ids"] = backend.scenario_ids(names=options.scenarios, tags=options.tags)
+        body["scenario_ids"] = chosen_ids(backend, options)
     if experiment.baseline == "pinned":
         if "tag" not in body:
             raise InfraError("--baseline pinned needs exactly one --tag: baselines are pinned per tag.")
@@ -140,6 +149,13 @@ def _pinned(record: dict[str, Any]) -> str:
     return f" (the baseline pinned for #{pin['tag']} by {by} at {pin['pinned_at']})"
 
 
+def _write_changes(title: str, comparison: dict[str, Any], out: TextIO) -> None:
+    out.write(f"\n{title}: {comparison['summary']}\n")
+    for row in comparison["cells"]:
+        if row["kind"] in ("regressed", "fixed"):
+            out.write(f"  {row['kind']}: {row['scenario_name']} on {row['model']}: {change_text(row)}\n")
+
+
 def _run(backend: Backend, options: Options, plan: ExperimentOptions, *, out: TextIO, err: TextIO) -> int:
     if not options.scenarios and not options.tags:
         raise InfraError("Name what to run: --scenario NAME and/or --tag TAG (each may be repeated).")
@@ -159,10 +175,9 @@ def _run(backend: Backend, options: Options, plan: ExperimentOptions, *, out: Te
     out.write("\n" + table(header, rows) + "\n")
     if comparison:
         baseline = f"experiment #{comparison['baseline_id']}{_pinned(record)}"
-        out.write(f"\nCompared with {baseline}: {comparison['summary']}\n")
-        for row in comparison["cells"]:
-            if row["kind"] in ("regressed", "fixed"):
-                out.write(f"  {row['kind']}: {row['scenario_name']} on {row['model']}: {change_text(row)}\n")
+        _write_changes(f"Compared with {baseline}", comparison, out)
+    for compared in record.get("variant_comparisons", []):
+        _write_changes(f"Variant “{compared['variant']}” against the server as it is", compared, out)
     # Without a regression gate every trial must pass, as `evalhub run` wants every run to pass.
     min_rate = plan.min_pass_rate if plan.fail_on_regression or plan.min_pass_rate is not None else 1.0
     results = gate(
@@ -182,6 +197,11 @@ def _run(backend: Backend, options: Options, plan: ExperimentOptions, *, out: Te
     for result in [*failing, *undecided]:
         for line in result.failures or result.undecided:
             err.write(f"{result.cell['scenario_name']} on {result.cell['model']}: {line}\n")
+    if options.record:
+        out.write(
+            f"\nRecorded as experiment #{record['id']}. Replay it with no model and no key: "
+            f"evalhub run --replay {record['id']}\n"
+        )
     passed = len(results) - len(failing) - len(undecided)
     out.write(f"\n{passed}/{len(results)} cells passed" + (f", {len(undecided)} undecided" if undecided else "") + "\n")
     if record["status"] == "cancelled":

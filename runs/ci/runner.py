@@ -12,6 +12,7 @@ problem: no such scenario or tag, quota exhausted, a server or model that could 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -20,12 +21,14 @@ from typing import Any, TextIO
 from django.utils import timezone
 
 from runs.ci.backends import Backend, InfraError
+from runs.ci.selection import narrowed
 from runs.events.sse import Event
 from runs.events.stream import GAP, EventFilter
 from runs.models import Run
 from runs.reports import render_report, run_passes
 from runs.reports.formats import score_text, usd, verdict
-from runs.reports.records import is_inconclusive
+from runs.reports.records import is_inconclusive, replay_label
+from runs.server_override import banner
 
 EXIT_PASSED, EXIT_FAILED, EXIT_INFRA, EXIT_UNDECIDED = 0, 1, 2, 3
 # What `manage.py evalhub run --help` and the README say of each exit code.
@@ -43,6 +46,14 @@ EXIT_CODES = {
 BAR_WIDTH = 28
 
 
+def snapshot_mode(*, update: bool, environ: Mapping[str, str]) -> str:
+    """The runs' `snapshots` setting: --update-snapshots re-records; under CI=true a run records no first snapshot,
+    so a CI job never invents the golden values it then compares with (mcptest refuses the same)."""
+    if update:
+        return "update"
+    return "ci" if environ.get("CI", "").strip().lower() == "true" else ""
+
+
 @dataclass
 class Options:
     scenarios: list[str] = field(default_factory=list)
@@ -54,9 +65,21 @@ class Options:
     min_score: float | None = None
     acknowledge_side_effects: bool = False
     judges: str = ""  # "all", "calibrated", or "" for the server's setting
+    snapshots: str = ""  # "update" (--update-snapshots), "ci" (CI=true: no new snapshots) or "" (runs.snapshots)
+    skip_tags: list[str] = field(default_factory=list)
+    include: list[str] = field(default_factory=list)  # scenario name patterns (fnmatch)
+    exclude: list[str] = field(default_factory=list)
+    server_override: dict[str, Any] = field(default_factory=dict)  # runs/server_override.py
     poll_seconds: float = 5.0
     worker_timeout: float = 60.0
     timeout: float = 1800.0
+    # `--replay`: an experiment's id, or "latest" (each named scenario's latest recorded run); "" runs live.
+    replay: str = ""
+    replay_mcp: str = "cassette"  # or "live": the server as it is now answers, checked against the cassette
+    record: bool = False  # `--record`: say how to replay what was recorded
+
+
+REPLAY_LATEST = "latest"
 
 
 class Progress:
@@ -105,7 +128,7 @@ def summary_table(records: list[dict[str, Any]], *, min_score: float | None) -> 
     rows = [
         [
             record["scenario_name"],
-            f"#{record['id']}",
+            f"#{record['id']}" + (f" ({label})" if (label := replay_label(record)) else ""),
             record["status"],
             score_text(record.get("score")),
             verdict(record, min_score=min_score),
@@ -184,6 +207,23 @@ def _wait(backend: Backend, run_ids: list[int], options: Options, progress: Prog
     raise InfraError(f"The event stream of {backend.where} ended.")
 
 
+def chosen_ids(backend: Backend, options: Options) -> list[int]:
+    """The scenarios to run: by --scenario and --tag (or, with --include alone, every one), then narrowed."""
+    if not options.scenarios and not options.tags and not options.include:
+        raise InfraError("Name what to run: --scenario NAME, --tag TAG or --include PATTERN (each may be repeated).")
+    narrowing = options.skip_tags or options.include or options.exclude
+    if not narrowing:
+        return backend.scenario_ids(names=options.scenarios, tags=options.tags)
+    rows = backend.scenario_rows()
+    if options.scenarios or options.tags:
+        ids = set(backend.scenario_ids(names=options.scenarios, tags=options.tags))
+        rows = [row for row in rows if row["id"] in ids]
+    kept = narrowed(rows, skip_tags=options.skip_tags, include=options.include, exclude=options.exclude)
+    if not kept:
+        raise InfraError("No scenario is left once --skip-tag, --include and --exclude are applied.")
+    return kept
+
+
 def run_ci(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: bool) -> int:
     """The whole command; returns its exit code. Infrastructure problems are reported on `err`."""
     try:
@@ -194,18 +234,26 @@ def run_ci(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty:
 
 
 def _run(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: bool) -> int:
-    if not options.scenarios and not options.tags:
-        raise InfraError("Name what to run: --scenario NAME and/or --tag TAG (each may be repeated).")
-    scenario_ids = backend.scenario_ids(names=options.scenarios, tags=options.tags)
+    replay_experiment = _replay_experiment(options)
+    scenario_ids = [] if replay_experiment else chosen_ids(backend, options)
+    if options.server_override:
+        if options.replay:
+            raise InfraError("--replay replays recorded runs against their own servers: leave out the server flags.")
+        out.write(banner(options.server_override) + "\n")
     started_at = timezone.now()
     if options.wait:
         backend.ping_worker()  # queued first, so a live worker records a heartbeat before it takes the runs
-    started = backend.start(
-        scenario_ids=scenario_ids,
-        model=options.model,
-        acknowledge_side_effects=options.acknowledge_side_effects,
-        judges=options.judges,
-    )
+    if options.replay:
+        started = backend.replay(experiment_id=replay_experiment, scenario_ids=scenario_ids, mcp=options.replay_mcp)
+    else:
+        started = backend.start(
+            scenario_ids=scenario_ids,
+            model=options.model,
+            acknowledge_side_effects=options.acknowledge_side_effects,
+            judges=options.judges,
+            snapshots=options.snapshots,
+            server_override=options.server_override,
+        )
     if started.refused:
         err.write(f"warning: {started.refused} run(s) refused: {started.refusal}\n")
     if not started.run_ids:
@@ -238,7 +286,27 @@ def _run(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: b
         if record.get("failure_reason") or (record["status"] == Run.Status.ERROR and record.get("error")):
             why = record.get("failure_reason") or record["error"].get("message")
             err.write(f"run #{record['id']} {record['scenario_name']}: {why}\n")
+    if options.replay:
+        out.write(
+            f"All {len(records)} run(s) were replays from cassettes ({options.replay_mcp}): no model was called.\n"
+        )
+    elif options.record:
+        selection = " ".join([*(f"--scenario {s!r}" for s in options.scenarios), *(f"--tag {t}" for t in options.tags)])
+        out.write(f"Recorded. Replay with no model and no key: evalhub run {selection} --replay {REPLAY_LATEST}\n")
     return code
+
+
+def _replay_experiment(options: Options) -> int | None:
+    """--replay's experiment id; None for "latest" or no replay. InfraError for anything else."""
+    if not options.replay or options.replay == REPLAY_LATEST:
+        if options.replay and not options.scenarios and not options.tags:
+            raise InfraError("--replay latest replays the latest recorded run of each --scenario / --tag: name them.")
+        return None
+    if not options.replay.isdigit():
+        raise InfraError(f"--replay takes an experiment id or {REPLAY_LATEST!r}, not {options.replay!r}.")
+    if options.scenarios or options.tags:
+        raise InfraError("--replay EXPERIMENT_ID replays that experiment's runs: leave out --scenario and --tag.")
+    return int(options.replay)
 
 
 def _write_reports(records: list[dict[str, Any]], options: Options) -> None:

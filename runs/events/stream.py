@@ -23,6 +23,10 @@ TYPES = (
     "run.scored",
     "experiment.progress",
     "quota.changed",
+    # A check-up of a server (evalhub/checkups): queued, its progress, finished with its verdict.
+    "checkup.queued",
+    "checkup.progress",
+    "checkup.finished",
 )
 # What a list of runs follows (the Runs, Scenarios and scenario pages): runs appearing, starting and ending, not
 # their steps. Always, not only while a listed run is under way: a run started elsewhere (CLI, API, another tab)

@@ -36,10 +36,13 @@ from runs.experiments.services import (
     experiment_cancel,
     experiment_start_requested,
 )
+from runs.fault_injection.spec import FAULT_INJECTION_HELP
 from runs.models import Run
 from runs.quota import quota_status
 from runs.reports import render_report, run_record
 from runs.reports.records import record_queryset
+from runs.tool_usage.services import experiment_tool_usage
+from runs.variants.compare import variant_records
 
 router = Router()
 REPORT_CONTENT = {
@@ -56,6 +59,11 @@ class ModelIn(Schema):
     provider_id: Id | None = Field(None, description="Needed only when several providers serve the model.")
 
 
+class FaultProfileIn(Schema):
+    name: str = Field(..., min_length=1, max_length=60)
+    fault_injection: dict[str, Any] = Field({}, description=FAULT_INJECTION_HELP)
+
+
 class ExperimentIn(Schema):
     name: str = Field("", max_length=200)
     label: str = Field("", max_length=200, description="Free text: the server's version, a git sha…")
@@ -64,6 +72,12 @@ class ExperimentIn(Schema):
     models: list[ModelIn] = Field(..., min_length=1, max_length=20)
     modes: list[Literal["direct", "code"]] = Field(
         [], max_length=2, description="Run every model in each of these tool modes; empty: each scenario's own."
+    )
+    fault_profiles: list[FaultProfileIn] = Field(
+        [],
+        max_length=10,
+        description="Run every model under each of these fault profiles (a column each), replacing each scenario's "
+        'own fault injection; {"name": "no faults", "fault_injection": {}} is the baseline. Empty: each its own.',
     )
     trials: int = Field(DEFAULT_TRIALS, ge=MIN_TRIALS, le=MAX_TRIALS)
     baseline_id: Id | Literal["pinned"] | None = Field(
@@ -79,6 +93,17 @@ class ExperimentIn(Schema):
         description="Run an inconclusive trial (provider outage, lost worker, skipped judge) once more; each "
         "re-run takes one run of the daily quota.",
     )
+    variants: list[dict[str, Any]] = Field(
+        [],
+        max_length=10,
+        description="Variants of the tool surface, each a column per model beside the server as it is: "
+        '{"name", "tools": {tool: {"description", "input_schema"}}, "hide": [tool], "rename": {tool: new name}}, '
+        "tools named by their real names. The model is offered the variant; the server receives its own names.",
+        examples=[[{"name": "terse-search", "tools": {"search_flights": {"description": "Lists flights."}}}]],
+    )
+
+
+VARIANT = Field("", description='The tool-surface variant of the column (its name); "" = the server as it is.')
 
 
 class ModelOut(Schema):
@@ -86,6 +111,8 @@ class ModelOut(Schema):
     provider: str
     model: str
     tool_mode: str = Field("", description='"direct" or "code" when the experiment compares modes; else "".')
+    variant: str = VARIANT
+    fault_profile: str = Field("", description="The fault profile's name when the experiment compares them; else ''.")
 
 
 class CellOut(Schema):
@@ -96,6 +123,8 @@ class CellOut(Schema):
     provider_name: str
     model: str
     tool_mode: str = Field("", description='"direct" or "code" when the experiment compares modes; else "".')
+    variant: str = VARIANT
+    fault_profile: str = Field("", description="The fault profile's name when the experiment compares them; else ''.")
     column: int = Field(description="The cell's column: its index in the experiment's `models` and `totals`.")
     trials: int
     finished: int
@@ -169,6 +198,7 @@ class ExperimentSummaryOut(Schema):
     )
     rerun_inconclusive: bool
     judges: Literal["all", "calibrated"] = Field(description="Which gating judges decided the trials' verdicts.")
+    variants: list[dict[str, Any]] = Field([], description="The tool-surface variants it ran, as given.")
     advisory_judges: dict[str, int] = Field(
         description="Judges that scored trials without deciding them (not calibrated), with how many trials; "
         "empty in the list of experiments."
@@ -177,16 +207,6 @@ class ExperimentSummaryOut(Schema):
     progress: ProgressOut
     created_at: datetime
     finished_at: datetime | None
-
-
-class ExperimentOut(ExperimentSummaryOut):
-    scenario_ids: list[int]
-    cells: list[CellOut]
-    totals: list[TotalsOut]
-
-
-class ExperimentStartedOut(ExperimentOut):
-    run_ids: list[int] = Field(description="The runs queued, trial by trial across the cells.")
 
 
 class CellComparisonOut(Schema):
@@ -214,6 +234,35 @@ class ComparisonOut(Schema):
     cells: list[CellComparisonOut]
 
 
+class VariantComparisonOut(ComparisonOut):
+    variant: str
+
+
+class ExperimentOut(ExperimentSummaryOut):
+    scenario_ids: list[int]
+    cells: list[CellOut]
+    totals: list[TotalsOut]
+    variant_comparisons: list[VariantComparisonOut] = Field(
+        [], description="Each variant's cells against the same scenario, model and mode as served."
+    )
+
+
+class ExperimentStartedOut(ExperimentOut):
+    run_ids: list[int] = Field(description="The runs queued, trial by trial across the cells.")
+
+
+class ToolUsageOut(Schema):
+    columns: list[dict[str, Any]] = Field(
+        description="Per column: expected and called tools, cells {expected, called, count, run_ids}, confused."
+    )
+    tools: list[dict[str, Any]] = Field(
+        description="Per tool: calls, errors, error_rate, argument_error_calls, argument_error_rate, "
+        "argument_errors {argument: {kind: count}}, scenarios, failure_modes {mode: count}."
+    )
+    never_called: list[str] = Field(description="The server's tools no trial called (coverage).")
+    runs: int
+
+
 class CompareParams(Schema):
     baseline: Id | None = Field(None, description="The baseline experiment; its own baseline when left out.")
 
@@ -223,7 +272,9 @@ class ReportParams(CompareParams):
 
 
 def _record(experiment: Experiment) -> dict[str, Any]:
-    return experiment_record(experiment, list(experiment.cells.all()), advisory=advisory_judges(experiment=experiment))
+    cells = list(experiment.cells.all())
+    record = experiment_record(experiment, cells, advisory=advisory_judges(experiment=experiment))
+    return {**record, "variant_comparisons": variant_records(experiment, cells)}
 
 
 def _comparison(candidate: Experiment, baseline_id: int | None, *, required: bool) -> dict[str, Any] | None:
@@ -253,10 +304,12 @@ def start_experiment(request: HttpRequest, payload: ExperimentIn) -> Status:
             scenario_ids=payload.scenario_ids,
             models=[(m.model, m.provider_id) for m in payload.models],
             modes=list(dict.fromkeys(payload.modes)),
+            fault_profiles=[profile.dict() for profile in payload.fault_profiles],
             trials=payload.trials,
             baseline=payload.baseline_id,
             rerun_inconclusive=payload.rerun_inconclusive,
             judges=payload.judges or "",
+            variants=payload.variants,
             user=acting_user(request),
         )
     except ExperimentInvalid as exc:
@@ -295,6 +348,19 @@ def compare_experiment(request: HttpRequest, experiment_id: int, params: Query[C
     comparison = _comparison(candidate, params.baseline, required=True)
     assert comparison is not None
     return comparison
+
+
+@router.get("/{int:experiment_id}/tools", response=responses({200: ToolUsageOut}, 404), summary="Tool use")
+def experiment_tools(request: HttpRequest, experiment_id: int) -> dict[str, Any]:
+    """Which tool was confused: a confusion matrix per column (expected tool against called tool, with run ids),
+    and per tool its calls, error rate, argument errors and failure modes; `never_called` is coverage."""
+    confusions, usage = experiment_tool_usage(get_or_404(Experiment.objects.all(), "Experiment", experiment_id))
+    return {
+        "columns": [{"column": c.column, **c.confusion.record()} for c in confusions],
+        "tools": [tool.record() for tool in usage.tools],
+        "never_called": usage.never_called,
+        "runs": usage.runs,
+    }
 
 
 @router.get(

@@ -1,22 +1,26 @@
 """Comparing a candidate experiment with a baseline, cell by cell, from their stored cells (two queries).
 
-Cells match on (scenario, model). Each cell present in both gets a verdict from runs.experiments.stats (Fisher's
-exact test on decided trials only; a single-trial flip counts) and deltas; cells on one side only are new or
-removed, and a finished cell with no decided trial leaves its row undecided.
+Cells match on (scenario, model, tool mode, variant). Each cell present in both gets a verdict from
+runs.experiments.stats (Fisher's exact test on decided trials only; a single-trial flip counts) and deltas; cells on
+one side only are new or removed, and a finished cell with no decided trial leaves its row undecided.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import cached_property
 from html import escape
+from operator import attrgetter
 from typing import Any
 
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from runs.experiments.matrix import CellView
 from runs.experiments.models import Experiment, ExperimentCell
 from runs.experiments.stats import CellOutcome, Verdict, compare_cells, fisher_exact_two_sided, percentile
+from runs.models import Run
 
 NEW, REMOVED, UNDECIDED = "new", "removed", "undecided"
 MINUS = "\N{MINUS SIGN}"
@@ -187,6 +191,11 @@ class Comparison:
             parts.append(f"p50 latency {_signed(round(self.p50_delta_ms / 1000, 1))} s")
         return "; ".join(parts)
 
+    def html_rows(self) -> list[SafeString]:
+        """The compare table's rows, a regressed cell linking its first divergence (one query for all of them)."""
+        links = divergence_links(self.regressed)
+        return [row.html(links.get(row.candidate.cell.pk) if row.candidate else None) for row in self.rows]
+
     def record(self) -> dict[str, Any]:
         return {
             "candidate_id": self.candidate.pk,
@@ -220,13 +229,16 @@ def compare_experiments(
     baseline: Experiment,
     candidate_cells: list[ExperimentCell],
     baseline_cells: list[ExperimentCell],
+    key: Callable[[ExperimentCell], Hashable] = attrgetter("key"),
 ) -> Comparison:
-    before = {cell.key: CellView(cell) for cell in baseline_cells}
-    after = {cell.key: CellView(cell) for cell in candidate_cells}
-    keys = [*after, *(key for key in before if key not in after)]
+    """`key` is what makes two cells the same cell: ExperimentCell.key between experiments; within one, the
+    variants' comparison (runs/variants/compare.py) leaves the variant out."""
+    before = {key(cell): CellView(cell) for cell in baseline_cells}
+    after = {key(cell): CellView(cell) for cell in candidate_cells}
+    keys = [*after, *(same for same in before if same not in after)]
     rows = []
-    for key in keys:
-        old, new = before.get(key), after.get(key)
+    for same in keys:
+        old, new = before.get(same), after.get(same)
         named = (new or old).cell  # type: ignore[union-attr]
         old_outcome, new_outcome = _outcome(old), _outcome(new)
         verdict, p_value = None, None
@@ -269,3 +281,32 @@ def experiment_compare(*, candidate: Experiment, baseline: Experiment) -> Compar
         candidate_cells=list(candidate.cells.all()),
         baseline_cells=list(baseline.cells.all()),
     )
+
+
+def _divergence_pairs(regressed: list[CellComparison]) -> dict[int, tuple[int, int]]:
+    """For each regressed cell (by candidate cell id): a passing baseline run and a failing candidate run, read
+    in one query whatever the number of cells."""
+    pairs: dict[int, tuple[int, int]] = {}
+    if not regressed:
+        return pairs
+    cell_ids = [view.cell.pk for row in regressed for view in (row.baseline, row.candidate) if view]
+    runs = Run.objects.filter(cell_id__in=cell_ids, status__in=("done", "error")).order_by("trial", "pk")
+    passing: dict[int, int] = {}
+    failing: dict[int, int] = {}
+    for cell_id, run_id, passed in runs.values_list("cell_id", "pk", "passed"):
+        (passing if passed else failing).setdefault(cell_id, run_id)
+    for row in regressed:
+        assert row.baseline is not None and row.candidate is not None  # regressed cells are in both
+        before, after = passing.get(row.baseline.cell.pk), failing.get(row.candidate.cell.pk)
+        if before and after:
+            pairs[row.candidate.cell.pk] = (before, after)
+    return pairs
+
+
+def divergence_links(regressed: list[CellComparison]) -> dict[int, str]:
+    """Per regressed cell (by candidate cell id), the page of its first divergence: a passing baseline trial
+    against a failing candidate trial."""
+    return {
+        cell_id: reverse("experiments:divergence", args=[bad]) + f"?baseline={good}"
+        for cell_id, (good, bad) in _divergence_pairs(regressed).items()
+    }

@@ -151,6 +151,8 @@ class CellView:
             "provider_name": cell.provider_name,
             "model": cell.model,
             "tool_mode": cell.tool_mode,
+            "variant": cell.variant,
+            "fault_profile": cell.fault_profile,
             "column": cell.column,
             "trials": cell.trials,
             "finished": cell.finished,
@@ -298,11 +300,13 @@ class Matrix:
 
 
 def column_label(choice: dict[str, Any], duplicates: set[str]) -> str:
-    """The model's name; with its provider when two providers' models share a name, and its tool mode when the
-    experiment compares modes."""
+    """The model's name; with its provider when two providers' models share a name, its tool mode when the
+    experiment compares modes, its variant when the column offers one (runs/variants), and its fault profile when
+    it compares those (runs/fault_injection/profiles.py)."""
     model = str(choice["model"])
     label = f"{model} ({choice['provider']})" if model in duplicates else model
-    return f"{label} · {choice['tool_mode']}" if choice.get("tool_mode") else label
+    parts = (label, choice.get("tool_mode"), choice.get("variant"), choice.get("fault_profile"))
+    return " · ".join(str(part) for part in parts if part)
 
 
 def build_matrix(experiment: Experiment, cells: list[ExperimentCell]) -> Matrix:
@@ -350,6 +354,7 @@ def experiment_record(
         "tag": experiment.tag,
         "scenario_ids": experiment.scenario_ids,
         "models": experiment.model_list,
+        "variants": experiment.variant_list,
         "trials": experiment.trials,
         "baseline_id": experiment.baseline_id,
         "baseline_pin": experiment.baseline_pin,

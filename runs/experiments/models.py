@@ -29,8 +29,11 @@ class Experiment(models.Model):
     # What was asked for, recorded as given: a tag, or scenarios picked by hand (then `tag` is empty).
     tag = models.CharField(max_length=50, blank=True, db_index=True)
     scenario_ids = models.JSONField(default=list)
-    # [{"provider_id": 1, "provider": "EvalHub offline", "model": "evalhub-offline"}], in column order.
+    # [{"provider_id": 1, "provider": "EvalHub offline", "model": "evalhub-offline"}], in column order; with
+    # "tool_mode" when it compares modes and "variant" (a name of variant_list) for a variant's column.
     model_list = models.JSONField(default=list)
+    # The tool-surface variants tried beside the server as it is (runs/variants/surface.py's records).
+    variant_list = models.JSONField(default=list, blank=True)
     trials = models.PositiveSmallIntegerField(
         default=DEFAULT_TRIALS, validators=[MinValueValidator(MIN_TRIALS), MaxValueValidator(MAX_TRIALS)]
     )
@@ -92,6 +95,12 @@ class ExperimentCell(models.Model):
     model = models.CharField(max_length=200)
     # The column's tool mode when the experiment compares modes (runs/code_mode); "" = each scenario's own.
     tool_mode = models.CharField(max_length=10, blank=True, default="")
+    # The column's tool-surface variant (a name in the experiment's variant_list); "" = the server as it is.
+    variant = models.CharField(max_length=60, blank=True, default="")
+    # The column's fault profile when the experiment compares them (runs/fault_injection/profiles.py): its name,
+    # and the fault injection its trials run with (re-runs too); "" / None = each scenario's own.
+    fault_profile = models.CharField(max_length=60, blank=True, default="")
+    fault_injection = models.JSONField(null=True, blank=True)
     row = models.PositiveIntegerField()
     column = models.PositiveIntegerField()
 
@@ -129,8 +138,7 @@ class ExperimentCell(models.Model):
         ]
 
     def __str__(self) -> str:
-        mode = f" ({self.tool_mode})" if self.tool_mode else ""
-        return f"{self.scenario_name} \N{MULTIPLICATION SIGN} {self.model}{mode}"
+        return f"{self.scenario_name} \N{MULTIPLICATION SIGN} {self.model_label}"
 
     @property
     def counts(self) -> TrialCounts:
@@ -138,14 +146,15 @@ class ExperimentCell(models.Model):
 
     @property
     def model_label(self) -> str:
-        """The model as a comparison names it: with its tool mode when the experiment compares modes."""
-        return f"{self.model} · {self.tool_mode}" if self.tool_mode else self.model
+        """The model as a comparison names it: with its tool mode when the experiment compares modes, its variant
+        when it is one, and its fault profile when the experiment compares those."""
+        return " · ".join(part for part in (self.model, self.tool_mode, self.variant, self.fault_profile) if part)
 
     @property
-    def key(self) -> tuple[int | None, str, str]:
+    def key(self) -> tuple[int | None, str, str, str, str]:
         """What makes two experiments' cells the same cell: the scenario, the model (the provider may be
-        re-created, the model name is what was measured) and the tool mode."""
-        return (self.scenario_id, self.model, self.tool_mode)
+        re-created, the model name is what was measured), the tool mode, the variant and the fault profile."""
+        return (self.scenario_id, self.model, self.tool_mode, self.variant, self.fault_profile)
 
 
 class BaselinePin(models.Model):

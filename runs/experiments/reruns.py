@@ -42,7 +42,7 @@ def trials_rerun_inconclusive(*, run_ids: Iterable[int]) -> list[Run]:
     for run in candidates:
         with transaction.atomic():
             # Locked: two workers closing the same trial's runs must not both re-run it.
-            ExperimentCell.objects.select_for_update(of=("self",)).filter(runs=run).first()
+            cell = ExperimentCell.objects.select_for_update(of=("self",)).filter(runs=run).first()
             if Run.objects.filter(cell_id=run.cell_id, trial=run.trial).count() > 1:
                 continue  # already re-run once: it stays inconclusive
             try:
@@ -61,6 +61,7 @@ def trials_rerun_inconclusive(*, run_ids: Iterable[int]) -> list[Run]:
                 trial=run.trial,
                 tool_mode=str((run.settings or {}).get("tool_mode", "")),
                 judges=str((run.settings or {}).get("judges", "")),
+                fault_injection=cell.fault_injection if cell is not None and cell.fault_profile else None,
             )
             events.runs_queued([rerun])
         queued.append(rerun)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
@@ -21,9 +22,11 @@ from evalhub.server_evals.services import SideEffectsUnacknowledged, require_sid
 from runs.events import publish as events
 from runs.experiments.metrics import cells_refresh
 from runs.experiments.models import JUDGES, MAX_TRIALS, MIN_TRIALS, BaselinePin, Experiment, ExperimentCell
+from runs.fault_injection.profiles import parse_profiles
 from runs.models import Run
 from runs.quota import QuotaExceeded, QuotaStatus, countdown, reserve_runs
 from runs.services import run_create
+from runs.variants.surface import Variant, VariantInvalid, check_against, parse_variant
 
 User = AbstractBaseUser | AnonymousUser | None
 
@@ -52,21 +55,81 @@ class ExperimentQuotaExceeded(QuotaExceeded):
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """A column of the matrix: a model, and the tool mode it runs in ("" = each scenario's own)."""
+    """A column of the matrix: a model, the tool mode it runs in ("" = each scenario's own), the tool-surface
+    variant it is offered ("" = the server as it is) and the fault profile it runs under ("" = each scenario's own
+    fault injection, runs/fault_injection/profiles.py)."""
 
     provider: Provider
     model: str
     tool_mode: str = ""
+    variant: str = ""
+    fault_profile: str = ""
+    fault_injection: dict[str, Any] | None = None
 
     @property
     def record(self) -> dict[str, object]:
-        record = {"provider_id": self.provider.pk, "provider": self.provider.name, "model": self.model}
-        return record | ({"tool_mode": self.tool_mode} if self.tool_mode else {})
+        record: dict[str, object] = {
+            "provider_id": self.provider.pk,
+            "provider": self.provider.name,
+            "model": self.model,
+        }
+        if self.tool_mode:
+            record["tool_mode"] = self.tool_mode
+        if self.variant:
+            record["variant"] = self.variant
+        if self.fault_profile:
+            record |= {"fault_profile": self.fault_profile, "fault_injection": self.fault_injection}
+        return record
+
+    @property
+    def key(self) -> tuple[int, str, str, str]:
+        """What makes two chosen columns the same before variants are added (with_variants)."""
+        return (self.provider.pk, self.model, self.tool_mode, self.fault_profile)
 
 
 def with_modes(models: list[ModelChoice], modes: list[str]) -> list[ModelChoice]:
     """Each model once per tool mode (direct, code), so the same scenarios compare both; no modes: as chosen."""
     return [replace(choice, tool_mode=mode) for choice in models for mode in modes] if modes else models
+
+
+def with_variants(models: list[ModelChoice], variants: list[Variant]) -> list[ModelChoice]:
+    """Each column once as served and once per variant, side by side, so each variant's cell sits next to the
+    cell it is compared with (runs.experiments.variant_compare)."""
+    names = ["", *(variant.name for variant in variants)]
+    return [replace(choice, variant=name) for choice in models for name in names]
+
+
+def variants_check(*, variants: list[Variant], scenarios: list[Scenario]) -> None:
+    """Distinct names, and every tool a variant names known to each scenario's server (its latest tool snapshot;
+    a server never connected to yet is checked when its runs list its tools: unknown names change nothing)."""
+    names = [variant.name for variant in variants]
+    if dup := next((name for name in names if names.count(name) > 1), None):
+        raise ExperimentInvalid(
+            f"variants: two variants are named “{dup}”; name each one differently.", field="variants"
+        )
+    servers = {scenario.server_id: scenario.server for scenario in scenarios}
+    for server in servers.values():
+        snapshot = server.latest_snapshot()
+        if snapshot is None:
+            continue
+        for index, variant in enumerate(variants):
+            try:
+                check_against(variant, snapshot.tool_names, where=f"variants[{index}]")
+            except VariantInvalid as exc:
+                raise ExperimentInvalid(f"{exc} (server “{server.name}”)", field="variants") from None
+
+
+def with_fault_profiles(models: list[ModelChoice], value: Any) -> list[ModelChoice]:
+    """Each column once per fault profile, so every model meets the same faults; no profiles: as chosen. Raises
+    ExperimentInvalid naming the place of a profile's mistake."""
+    profiles, errors = parse_profiles(value)
+    if errors:
+        raise ExperimentInvalid("; ".join(errors), field="fault_profiles")
+    return [
+        replace(choice, fault_profile=profile.name, fault_injection=profile.fault_injection)
+        for choice in models
+        for profile in profiles
+    ] or models
 
 
 def model_resolve(*, model: str, provider_id: int | None = None) -> ModelChoice:
@@ -121,12 +184,14 @@ def experiment_start(
     baseline: Experiment | BaselinePin | None = None,
     rerun_inconclusive: bool = True,
     judges: str = "",
+    variants: list[Variant] | None = None,
 ) -> Experiment:
     """Reserve every trial's quota at once (all or nothing), then create the cells and queue the runs. With
     `rerun_inconclusive`, a trial whose run is inconclusive runs once more (runs.experiments.reruns). `judges`
     ("all", "calibrated"; empty: the site's EVALHUB_GATE_JUDGES) is which gating judges decide its trials' verdicts.
 
     `baseline` is an experiment, or the tag's pin: then who pinned it and when are recorded with the experiment.
+    `variants` (runs/variants) add a column per model for each, beside the server as it is.
 
     Runs are created trial by trial across all cells (trial 1 of every cell, then trial 2, …), so a worker
     taking them in order gives every cell its first result early and partial results are representative.
@@ -145,7 +210,12 @@ def experiment_start(
             require_side_effects_acknowledged(scenario)
         except SideEffectsUnacknowledged as exc:
             raise ExperimentInvalid(f"Scenario “{scenario.name}”: {exc}", field="scenarios") from None
-    models = list({(c.provider.pk, c.model, c.tool_mode): c for c in models}.values())
+    variants = variants or []
+    variants_check(variants=variants, scenarios=scenarios)
+    models = list({c.key: c for c in models}.values())
+    if variants:
+        models = with_variants(models, variants)
+    surfaces = {variant.name: variant.record() for variant in variants}
     needed = len(scenarios) * len(models) * trials
     with transaction.atomic():
         try:
@@ -158,6 +228,7 @@ def experiment_start(
             tag=tag.strip().lower(),
             scenario_ids=[s.pk for s in scenarios],
             model_list=[choice.record for choice in models],
+            variant_list=list(surfaces.values()),
             trials=trials,
             baseline=baseline.experiment if isinstance(baseline, BaselinePin) else baseline,
             baseline_pinned_by=baseline.pinned_by if isinstance(baseline, BaselinePin) else None,
@@ -176,6 +247,9 @@ def experiment_start(
                 provider_name=choice.provider.name,
                 model=choice.model,
                 tool_mode=choice.tool_mode,
+                variant=choice.variant,
+                fault_profile=choice.fault_profile,
+                fault_injection=choice.fault_injection,
                 row=row,
                 column=column,
                 trials=trials,
@@ -194,6 +268,8 @@ def experiment_start(
                 trial=trial,
                 tool_mode=choice.tool_mode,
                 judges=judges,
+                variant=surfaces.get(choice.variant),
+                fault_injection=choice.fault_injection,
             )
             for trial in range(1, trials + 1)
             for row, scenario in enumerate(scenarios)
@@ -210,20 +286,25 @@ def experiment_start_requested(
     models: list[tuple[str, int | None]],
     trials: int,
     modes: list[str] | None = None,
+    fault_profiles: list[dict[str, Any]] | None = None,
     user: User,
     name: str = "",
     label: str = "",
     baseline: int | str | None = None,
     rerun_inconclusive: bool = True,
     judges: str = "",
+    variants: list[dict[str, object]] | None = None,
 ) -> Experiment:
     """experiment_start from what the API and the CLI receive: names and ids. `baseline` is an experiment id,
-    "pinned" (the tag's pinned baseline, none if nothing is pinned yet) or None."""
+    "pinned" (the tag's pinned baseline, none if nothing is pinned yet) or None. `variants` are variant JSON
+    (runs/variants/surface.py)."""
     tag = tag.strip().lower()
+    parsed = variants_parse(variants or [])
     scenarios = scenarios_select(tag=tag, scenario_ids=scenario_ids)
     choices = with_modes(
         [model_resolve(model=model, provider_id=provider_id) for model, provider_id in models], modes or []
     )
+    choices = with_fault_profiles(choices, fault_profiles)
     chosen: Experiment | BaselinePin | None = None
     if baseline == "pinned":
         if not tag:
@@ -243,8 +324,17 @@ def experiment_start_requested(
         baseline=chosen,
         rerun_inconclusive=rerun_inconclusive,
         judges=judges,
+        variants=parsed,
         user=user,
     )
+
+
+def variants_parse(data: list[Any], *, where: str = "variants") -> list[Variant]:
+    """Variants from their JSON, each error naming its place (`variants[1].rename.x`)."""
+    try:
+        return [parse_variant(item, where=f"{where}[{index}]") for index, item in enumerate(data)]
+    except VariantInvalid as exc:
+        raise ExperimentInvalid(str(exc), field="variants") from None
 
 
 def _default_name(tag: str, scenarios: list[Scenario]) -> str:

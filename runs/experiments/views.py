@@ -11,8 +11,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from evalhub.htmx import HtmxHttpRequest
 from evalhub.ids import parse_id
 from evalhub.permissions import can_pin, require_change, require_pin
+from evalhub.servers.models import McpServer
 from runs.experiments.advisory import advisory_judges, advisory_judges_of, advisory_text
-from runs.experiments.compare import CellComparison, experiment_compare
+from runs.experiments.compare import experiment_compare
 from runs.experiments.forms import ExperimentForm
 from runs.experiments.matrix import build_matrix
 from runs.experiments.models import BaselinePin, Experiment
@@ -24,10 +25,10 @@ from runs.experiments.services import (
     pin_of,
     pinned_baseline,
     scenarios_select,
+    with_fault_profiles,
     with_modes,
 )
 from runs.heartbeat import runs_reap_stale
-from runs.models import Run
 from runs.quota import QuotaExceeded
 
 
@@ -44,7 +45,10 @@ def experiment_list(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def experiment_create(request: HttpRequest) -> HttpResponse:
-    form = ExperimentForm(request.POST or None, initial={"tag": request.GET.get("tag", "")})
+    initial: dict[str, object] = {"tag": request.GET.get("tag", "")}
+    if (server_id := parse_id(request.GET.get("variant_server", ""))) is not None:
+        initial["variant_server"] = McpServer.objects.filter(pk=server_id).first()
+    form = ExperimentForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -54,10 +58,11 @@ def experiment_create(request: HttpRequest) -> HttpResponse:
                 label=data["label"],
                 tag=data["tag"],
                 scenarios=scenarios,
-                models=with_modes(data["models"], data["modes"]),
+                models=with_fault_profiles(with_modes(data["models"], data["modes"]), data["fault_profiles"]),
                 trials=data["trials"],
                 rerun_inconclusive=data["rerun_inconclusive"],
                 judges=data["judges"],
+                variants=data["variants"],
                 baseline=data["baseline"] or (pin_of(data["tag"]) if data["tag"] else None),
                 user=request.user,
             )
@@ -143,32 +148,5 @@ def experiment_compare_view(request: HttpRequest, experiment_id: int) -> HttpRes
         context["baseline_advisory"] = advisory_text(advisory.get(baseline.pk, {}))
         comparison = experiment_compare(candidate=candidate, baseline=baseline)
         context["comparison"] = comparison
-        pairs = _divergence_pairs(comparison.regressed)
-        links = {
-            cell_id: reverse("experiments:divergence", args=[bad]) + f"?baseline={good}"
-            for cell_id, (good, bad) in pairs.items()
-        }
-        context["rows"] = [
-            row.html(links.get(row.candidate.cell.pk) if row.candidate else None) for row in comparison.rows
-        ]
+        context["rows"] = comparison.html_rows()
     return render(request, "experiments/experiment_compare.html", context)
-
-
-def _divergence_pairs(regressed: list[CellComparison]) -> dict[int, tuple[int, int]]:
-    """For each regressed cell (by candidate cell id): a passing baseline run and a failing candidate run, read
-    in one query whatever the number of cells."""
-    pairs: dict[int, tuple[int, int]] = {}
-    if not regressed:
-        return pairs
-    cell_ids = [view.cell.pk for row in regressed for view in (row.baseline, row.candidate) if view]
-    runs = Run.objects.filter(cell_id__in=cell_ids, status__in=("done", "error")).order_by("trial", "pk")
-    passing: dict[int, int] = {}
-    failing: dict[int, int] = {}
-    for cell_id, run_id, passed in runs.values_list("cell_id", "pk", "passed"):
-        (passing if passed else failing).setdefault(cell_id, run_id)
-    for row in regressed:
-        assert row.baseline is not None and row.candidate is not None  # regressed cells are in both
-        before, after = passing.get(row.baseline.cell.pk), failing.get(row.candidate.cell.pk)
-        if before and after:
-            pairs[row.candidate.cell.pk] = (before, after)
-    return pairs

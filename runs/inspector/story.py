@@ -66,6 +66,7 @@ def call_view(record: dict[str, Any], number: int, *, label: str) -> dict[str, A
         "durationMs": record.get("durationMs"),
         "is_error": error,
         "cancelled": bool(record.get("cancelled")),  # cut off by a cancel: its result is EvalHub's note
+        "injected": record.get("injectedFault"),  # a fault EvalHub injected on purpose (runs/fault_injection)
         "schema": validation,
         "schema_invalid": validation is not None and not validation.get("valid"),
         "rawArguments": record.get("rawArguments"),

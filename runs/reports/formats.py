@@ -17,7 +17,7 @@ from xml.etree import ElementTree as ET
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from runs.reports.records import failing_scores, is_inconclusive, run_passes, runs_overview
+from runs.reports.records import failing_scores, is_inconclusive, replay_label, run_passes, runs_overview
 
 CSV_COLUMNS = [
     "id",
@@ -37,6 +37,7 @@ CSV_COLUMNS = [
     "created_at",
     "started_at",
     "finished_at",
+    "replay",
 ]
 
 
@@ -97,6 +98,7 @@ def _context(records: list[dict[str, Any]], title: str, min_score: float | None)
             "cost_text": usd(record.get("cost_usd")) if record.get("started_at") else "—",
             "score_text": score_text(record.get("score")),
             "duration_text": seconds(record.get("duration_ms")),
+            "replay_text": replay_label(record),
         }
         for record in records
     ]
@@ -109,6 +111,7 @@ def _context(records: list[dict[str, Any]], title: str, min_score: float | None)
         "pass_rate_text": "—" if overview["pass_rate"] is None else f"{overview['pass_rate']:.0%}",
         "average_text": score_text(overview["average_score"]),
         "cost_text": usd(overview["cost_usd"]),
+        "replayed_text": f"{overview['replayed']} of them replayed from cassettes" if overview["replayed"] else "",
         "failing": [row for row in rows if row["problems"]],
         "single": rows[0] if len(rows) == 1 else None,
     }
@@ -126,14 +129,17 @@ def to_markdown(records: list[dict[str, Any]], *, title: str, min_score: float |
         "",
         f"Generated {ctx['generated_at']:%Y-%m-%d %H:%M} UTC · {o['runs']} run(s): **{o['passed']} passed**, "
         f"{o['failed']} failed, {o['inconclusive']} inconclusive ({o['errored']} errored), {o['unfinished']} unfinished"
-        f" · pass rate {ctx['pass_rate_text']} · average score {ctx['average_text']} · cost {ctx['cost_text']}",
+        f" · pass rate {ctx['pass_rate_text']} · average score {ctx['average_text']} · cost {ctx['cost_text']}"
+        + (f" · {ctx['replayed_text']}" if ctx["replayed_text"] else ""),
         "",
         "| Run | Scenario | Model | Result | Score | Tools called | Cost | Duration |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in ctx["rows"]:
         out.append(
-            f"| #{row['id']} | {md_escape(row['scenario_name'])} | `{md_escape(row['model'])}` | {row['verdict']} | "
+            f"| #{row['id']} | {md_escape(row['scenario_name'])} | `{md_escape(row['model'])}` | {row['verdict']}"
+            + (f" ({row['replay_text']})" if row["replay_text"] else "")
+            + " | "
             f"{row['score_text']} / {row['pass_threshold']:.2f} | {md_escape(row['tools_text'])} | "
             f"{row['cost_text']} | {row['duration_text']} |"
         )
@@ -254,6 +260,7 @@ def to_csv(records: list[dict[str, Any]]) -> str:
                     r.get("created_at"),
                     r.get("started_at"),
                     r.get("finished_at"),
+                    replay_label(r),
                 )
             ]
         )

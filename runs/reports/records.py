@@ -35,6 +35,7 @@ SUMMARY_FIELDS = (
     "failure_cause",
     "failure_reason",
     "pass_threshold",
+    "replay",
 )
 _HEAVY = ("transcript", "tool_calls", "all_tool_calls", "model_calls", "final_text")
 
@@ -70,7 +71,33 @@ def run_summary(run: Run) -> dict[str, Any]:
         "failure_cause": run.failure_cause,
         "failure_reason": run.failure_reason,
         "pass_threshold": run.threshold,
+        "replay": replay_record(run),
     }
+
+
+def replay_record(run: Run) -> dict[str, Any] | None:
+    """How a replayed run was answered (runs.cassettes), or None for a live run: pass rates must say which they
+    count, so every record carries it."""
+    if not run.replay:
+        return None
+    record: dict[str, Any] = {"mode": run.replay, "of": run.replay_of_id}
+    if run.replay == "fork":
+        record["fork"] = (run.settings or {}).get("fork")
+    return record
+
+
+def replay_label(record: dict[str, Any]) -> str:
+    """A record's replay in a few words for reports and the CLI ("replay of #12, offline"); "" for a live run."""
+    replay = record.get("replay")
+    if not replay:
+        return ""
+    of = f" of #{replay['of']}" if replay.get("of") else ""
+    how = {
+        "cassette": "offline",
+        "live": "live server",
+        "fork": f"fork at step {(replay.get('fork') or {}).get('at_step')}",
+    }
+    return f"replay{of}, {how.get(replay['mode'], replay['mode'])}"
 
 
 def score_record(result: ScoreResult) -> dict[str, Any]:
@@ -86,6 +113,8 @@ def score_record(result: ScoreResult) -> dict[str, Any]:
         "advisory_because": (result.details or {}).get("advisory_because", ""),
         "version": result.fingerprint or None,
         "judge_model": result.judge_model,
+        # The judge was not asked again: its verdict on the same transcript was kept (scorers.judge_cache).
+        "cached_verdict": bool((result.details or {}).get("cached")),
         "threshold": result.threshold,
         "outcome": result.outcome,
         "reason": result.reason,
@@ -178,6 +207,8 @@ def runs_overview(records: list[dict[str, Any]], *, min_score: float | None = No
         "inconclusive": inconclusive,
         "errored": sum(r.get("status") == Run.Status.ERROR for r in records),
         "unfinished": len(records) - len(finished),
+        # Runs answered from cassettes (runs.cassettes): the pass rate counts them, and every report says so.
+        "replayed": sum(bool(r.get("replay")) for r in records),
         # Of the decided runs: an outage counts neither for nor against.
         "pass_rate": passed / decided if decided else None,
         "average_score": sum(scores) / len(scores) if scores else None,

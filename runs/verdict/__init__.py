@@ -9,11 +9,13 @@ The rule (README "How a run is judged"):
    failed, the simulated user's provider failed, the worker was lost, EvalHub hit an internal error.
 2. A server that crashed, timed out, broke the protocol or refused to connect fails the run (cause `server`).
 3. A run stopped by a budget (turns, tool calls, time, tokens, cost) fails (cause `budget`; a time limit reached
-   while a tool was running is the server's).
+   while a tool was running is the server's, while a fault EvalHub injected held the call it is inconclusive,
+   cause `harness`).
 4. Otherwise it passes only when every gating check passes and the score reaches the threshold. A failed gate fails
    the run; a gating judge or code scorer that was skipped or errored, when nothing failed, makes it inconclusive.
 5. A failure is the server's when a tool call returned an error the agent did not cause (a bad argument, an unknown
-   tool or arguments that are not JSON are the agent's); otherwise it is the agent's.
+   tool or arguments that are not JSON are the agent's; a call an injected fault failed is nobody's); otherwise
+   it is the agent's.
 """
 
 from runs.verdict.rule import CAUSES, Check, Decision, RunFacts, ToolCallFact, decide

@@ -16,8 +16,9 @@ PROVIDER_KINDS = frozenset(
         "bad_request",
     }
 )
-# The agent's own mistake: arguments that are not a JSON object, after every retry.
-AGENT_KINDS = frozenset({"malformed_tool_arguments"})
+# The agent's own mistake: arguments that are not a JSON object, after every retry. A replay's agent that asked its
+# model or server something the cassette does not hold (runs.cassettes: a cassette miss) is the agent's too.
+AGENT_KINDS = frozenset({"malformed_tool_arguments", "cassette_miss"})
 # The MCP client's error kinds (evalhub.mcp_client.errors.ErrorKind): the server under test failed.
 SERVER_KINDS = frozenset(
     {
@@ -39,6 +40,8 @@ SERVER_KINDS = frozenset(
         "request_timeout",
         "server_error",
         "protocol_error",
+        # A replay against the live server: it answered differently from the recording (runs.cassettes).
+        "server_changed",
     }
 )
 SIMULATOR_STEP = "simulated user"

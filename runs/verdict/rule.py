@@ -8,6 +8,9 @@ from typing import Any
 
 from runs.verdict.errors import error_cause, error_stage
 
+# runs.fault_injection.connection's phase while an injected fault holds a call (kept here: the rule stays pure).
+INJECTED_PHASE = "injected fault:"
+
 # "review": people failed a run the rule did not fail (runs.run_verdict sets it; `decide` never returns it).
 CAUSES = ("agent", "server", "provider", "judge", "simulator", "budget", "harness", "review")
 VERDICTS = ("pass", "fail", "inconclusive")
@@ -36,7 +39,8 @@ class Check:
 class ToolCallFact:
     tool: str
     # "server" when the tool answered with an error the agent did not cause, "agent" when the agent's call was
-    # refused (unknown tool, arguments that are not JSON or break the tool's input schema), None when it succeeded.
+    # refused (unknown tool, arguments that are not JSON or break the tool's input schema), "fault" when a fault
+    # EvalHub injected failed it (runs/fault_injection: nobody's failure), None when it succeeded.
     failed_by: str | None = None
 
 
@@ -108,6 +112,13 @@ def _budget_stop(facts: RunFacts) -> Decision | None:
     limit = BUDGET_STOPS.get(facts.stop_reason)
     if limit is None:
         return None
+    if facts.stop_reason == "time_limit" and facts.phase.startswith(INJECTED_PHASE):
+        # The harness held the call on purpose: its test outlasted the run, which says nothing of agent or server.
+        what = facts.phase.removeprefix(INJECTED_PHASE).strip()
+        reason = f"harness: the injected {what} was still running at " + limit.format_map(_Limits(facts.limits))
+        return Decision(
+            "inconclusive", "harness", reason + "; lower the request timeout or raise the limit", "result returned"
+        )
     if facts.stop_reason == "time_limit" and facts.phase.startswith("tool call"):
         tool = facts.phase.removeprefix("tool call").strip() or "a tool"
         reason = f"server: {tool} was still running at " + limit.format_map(_Limits(facts.limits))

@@ -1,6 +1,8 @@
 """`final_answer`: the agent's final text, checked one way.
 
-`equals` and `starts_with` ignore surrounding whitespace, which models add and nobody means. In a run that records
+`equals` and `starts_with` ignore surrounding whitespace, which models add and nobody means. `matches` takes any
+expected value (`{"$levenshtein": …}`, `{"$not": …}`, …) and reads the text as it is. A `transform` (jq) reshapes
+the text first; the text checks then read a result that is not a string as its JSON text. In a run that records
 user turns, `turn` checks that turn's last text instead of the final one.
 """
 
@@ -9,11 +11,14 @@ from __future__ import annotations
 import json
 import re
 
-from scorers.expectations.matchers import regex_problem
+from scorers.expectations.matchers import describe_value, regex_problem
+from scorers.expectations.matchers.distance import text_of
 from scorers.expectations.outcome import DiffEntry, Outcome, failed, passed
 from scorers.expectations.record import RunRecord
 from scorers.expectations.schema_checks import schema_problem, schema_violation
 from scorers.expectations.spec import Expectation, Kind, Param, scoped
+from scorers.expectations.targets import MATCHES, check_target, labelled, transformed
+from scorers.expectations.transform import TRANSFORM, TransformError
 from scorers.expectations.values import render
 
 _TEXT = {"type": "string"}
@@ -26,7 +31,9 @@ PARAMS = {
     "starts_with": Param(_TEXT, "a string", "How the answer begins, leading whitespace aside."),
     "is_json": Param({"const": True}, "true", "The answer is JSON."),
     "json_schema": Param({"type": ["object", "boolean"]}, "a JSON Schema", "The answer is JSON matching this schema."),
+    "matches": MATCHES,
 }
+CHECKS = tuple(PARAMS)
 
 
 def _check(expectation: Expectation, where: str) -> list[str]:
@@ -52,13 +59,20 @@ def describe(expectation: Expectation) -> str:
         check = f"starts with {render(expectation['starts_with'])}"
     elif "is_json" in expectation:
         check = "is JSON"
-    else:
+    elif "json_schema" in expectation:
         check = "is JSON matching a schema"
-    return scoped(expectation, f"final answer {check}")
+    else:
+        check = ", ".join(describe_value(expectation["matches"]))
+    through = f" (through {expectation['transform']})" if expectation.get("transform") else ""
+    return scoped(expectation, f"final answer{through} {check}")
 
 
 def _problem(expectation: Expectation, text: str) -> str | None:
     """Why the answer fails the check, or None."""
+    try:
+        text = text_of(transformed(expectation, text))
+    except TransformError as error:
+        return str(error)
     if "contains" in expectation:
         return None if expectation["contains"] in text else f"answer does not contain {render(expectation['contains'])}"
     if "icontains" in expectation:
@@ -94,7 +108,11 @@ def evaluate(expectation: Expectation, record: RunRecord) -> Outcome:
     text = record.answer_in(expectation.get("turn"))
     expected = describe(expectation)
     actual = f"answer: {render(text)}" if text.strip() else "no answer"
-    problem = _problem(expectation, text)
+    if "matches" in expectation:
+        found = check_target(expectation["matches"], text, expectation=expectation, record=record, base="final_answer")
+        problem = "; ".join(labelled("answer", mismatch) for mismatch in found) or None
+    else:
+        problem = _problem(expectation, text)
     if problem is None:
         return passed(expected, actual)
     return failed(expected, actual, DiffEntry("answer_mismatch", problem))
@@ -102,10 +120,11 @@ def evaluate(expectation: Expectation, record: RunRecord) -> Outcome:
 
 KIND = Kind(
     name="final_answer",
-    description="The final answer contains, matches, equals or starts with a text, or is JSON (matching a schema).",
-    params=PARAMS,
+    description="The final answer contains, matches, equals or starts with a text, is JSON (matching a schema), "
+    "or matches any expected value.",
+    params={**PARAMS, "transform": TRANSFORM},
     evaluate=evaluate,
     describe=describe,
-    one_of=tuple(PARAMS),
+    one_of=CHECKS,
     check=_check,
 )

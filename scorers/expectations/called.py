@@ -4,14 +4,14 @@ Arguments are expected values (literals and matchers, see `matchers`). `match: p
 the keys given, `exact` also refuses extra keys. Without counts the expectation passes when one selected call
 matches; when none does, the diff lists the closest call's mismatches, one entry per argument key, because "no call
 matched" alone does not tell anyone what to fix. Counts (`times`, `at_least`, `at_most`) count the calls whose
-arguments match.
+arguments match. A `transform` (jq) reshapes each call's arguments before they are compared.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from scorers.expectations.matchers import Mismatch, check_value, describe_value, match
+from scorers.expectations.matchers import Mismatch, check_value, describe_value
 from scorers.expectations.outcome import DiffEntry, Outcome, failed, passed
 from scorers.expectations.record import Call, RunRecord
 from scorers.expectations.spec import (
@@ -26,6 +26,8 @@ from scorers.expectations.spec import (
     ordinal,
     scoped,
 )
+from scorers.expectations.targets import check_target
+from scorers.expectations.transform import TRANSFORM
 from scorers.expectations.values import count, render
 
 
@@ -36,8 +38,9 @@ def _check(expectation: Expectation, where: str) -> list[str]:
     low, high = expectation.get("at_least"), expectation.get("at_most")
     if isinstance(low, int) and isinstance(high, int) and low > high:
         errors.append(f"{where}.at_most: {high} is below at_least {low}")
-    if "match" in expectation and "args" not in expectation:
-        errors.append(f"{where}.match: only applies with args")
+    for key in ("match", "transform"):
+        if key in expectation and "args" not in expectation:
+            errors.append(f"{where}.{key}: only applies with args")
     if expectation.get("call", "any") != "any" and _bounds(expectation) != (None, None):
         errors.append(f'{where}.call: counts apply to all calls; use call "any" (the default) with them')
     return errors
@@ -74,6 +77,8 @@ def describe(expectation: Expectation) -> str:
         exact = expectation.get("match") == "exact"
         clauses = describe_value(expectation["args"]) if expectation["args"] else []
         sentence += " with " + ("exactly " if exact and clauses else "") + (", ".join(clauses) or "no arguments")
+        if expectation.get("transform"):
+            sentence += f" (arguments through {expectation['transform']})"
     position = nth(expectation.get("call", "any"))
     if position is not None and "args" in expectation:
         sentence += " on its first call" if position == 1 else f" on its {ordinal(position)} call"
@@ -82,19 +87,23 @@ def describe(expectation: Expectation) -> str:
     return scoped(expectation, sentence)
 
 
-def _mismatches(expectation: Expectation, call: Call) -> list[Mismatch]:
+def _mismatches(expectation: Expectation, call: Call, record: RunRecord) -> list[Mismatch]:
     if "args" not in expectation:
         return []
-    return match(expectation["args"], call.args, mode=expectation.get("match", "partial"))
+    base = f"tool_called {expectation['tool']} args"
+    mode = expectation.get("match", "partial")
+    return check_target(expectation["args"], call.args, expectation=expectation, record=record, base=base, mode=mode)
 
 
 def _argument_diff(call: Call, mismatches: list[Mismatch]) -> list[DiffEntry]:
     return [DiffEntry("argument_mismatch", str(mismatch), call.index) for mismatch in mismatches]
 
 
-def _closest(expectation: Expectation, calls: tuple[Call, ...] | list[Call]) -> tuple[Call, list[Mismatch]]:
+def _closest(
+    expectation: Expectation, calls: tuple[Call, ...] | list[Call], record: RunRecord
+) -> tuple[Call, list[Mismatch]]:
     """The call with the fewest mismatched keys (the earliest on a tie): the one the author most likely meant."""
-    scored = [(call, _mismatches(expectation, call)) for call in calls]
+    scored = [(call, _mismatches(expectation, call, record)) for call in calls]
     return min(scored, key=lambda pair: len(pair[1]))
 
 
@@ -104,7 +113,7 @@ def evaluate(expectation: Expectation, record: RunRecord) -> Outcome:
     in_scope = record.calls_in(expectation.get("turn"))
     calls = [call for call in in_scope if call.tool == tool]
     if _bounds(expectation) != (None, None):
-        return _evaluate_counts(expectation, calls, expected)
+        return _evaluate_counts(expectation, calls, expected, record)
     if not calls:
         others = ", ".join(dict.fromkeys(call.tool for call in in_scope))
         called = f"called: {others}" if others else "no tool was called"
@@ -116,9 +125,9 @@ def evaluate(expectation: Expectation, record: RunRecord) -> Outcome:
         return failed(expected, message, DiffEntry("missing_call", message))
     candidates = calls if position is None else [calls[position - 1]]
     for call in candidates:
-        if not _mismatches(expectation, call):
+        if not _mismatches(expectation, call, record):
             return passed(expected, f"{tool} called as expected ({call.number})")
-    call, mismatches = _closest(expectation, candidates)
+    call, mismatches = _closest(expectation, candidates, record)
     which = "checked" if len(candidates) == 1 else "closest"
     actual = f"{tool} called {count(len(calls), 'time')}; the {which} call ({call.number}) had " + count(
         len(mismatches), "mismatched argument"
@@ -126,10 +135,10 @@ def evaluate(expectation: Expectation, record: RunRecord) -> Outcome:
     return failed(expected, actual, *_argument_diff(call, mismatches))
 
 
-def _evaluate_counts(expectation: Expectation, calls: list[Call], expected: str) -> Outcome:
+def _evaluate_counts(expectation: Expectation, calls: list[Call], expected: str, record: RunRecord) -> Outcome:
     tool = expectation["tool"]
     low, high = _bounds(expectation)
-    matching = [call for call in calls if not _mismatches(expectation, call)]
+    matching = [call for call in calls if not _mismatches(expectation, call, record)]
     n = len(matching)
     with_args = " with matching arguments" if "args" in expectation else ""
     actual = f"{tool} called {count(n, 'time')}{with_args}"
@@ -140,7 +149,7 @@ def _evaluate_counts(expectation: Expectation, calls: list[Call], expected: str)
         diff = [DiffEntry("missing_call", f"{tool} called {count(n, 'time')}{with_args}, expected {wanted}")]
         unmatched = [call for call in calls if call not in matching]
         if unmatched:
-            diff += _argument_diff(*_closest(expectation, unmatched))
+            diff += _argument_diff(*_closest(expectation, unmatched, record))
         return failed(expected, actual, *diff)
     if high is not None and n > high:
         extra = matching[high]
@@ -165,6 +174,7 @@ KIND = Kind(
             '"partial" or "exact"',
             '"partial" (default) compares only the keys given; "exact" also refuses extra keys.',
         ),
+        "transform": TRANSFORM,
         "call": call_param(allow_any=True),
         "times": count_param("Exactly this many matching calls."),
         "at_least": count_param("At least this many matching calls."),

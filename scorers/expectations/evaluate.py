@@ -9,10 +9,11 @@ outweighed by five checks that passed; `"required": false` makes one count only 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from scorers.expectations.kinds import KINDS
+from scorers.expectations.matchers import Snapshots
 from scorers.expectations.outcome import DiffEntry
 from scorers.expectations.record import RunRecord
 from scorers.expectations.validation import validate_expectations
@@ -60,6 +61,9 @@ class ExpectationsResult:
     outcomes: tuple[ExpectationOutcome, ...]
     score: float
     reason: str
+    # What `$snapshot` checks saw, one entry per key: {key, value, status} (created, updated, matched, mismatched,
+    # refused); the caller stores the created and updated ones.
+    snapshots: tuple[dict[str, Any], ...] = field(default=())
 
     @property
     def passed_count(self) -> int:
@@ -78,6 +82,7 @@ class ExpectationsResult:
             "total": len(self.outcomes),
             "required_failed": self.required_failed,
             "outcomes": [outcome.to_dict() for outcome in self.outcomes],
+            **({"snapshots": list(self.snapshots)} if self.snapshots else {}),
         }
 
 
@@ -86,14 +91,25 @@ def describe(expectation: Mapping[str, Any]) -> str:
     return KINDS[expectation["kind"]].describe(expectation)
 
 
-def evaluate_expectations(expectations: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> ExpectationsResult:
-    """Check each expectation against the scorer record `{input, expected, output, run}`, in order."""
+def evaluate_expectations(
+    expectations: Sequence[Mapping[str, Any]], record: Mapping[str, Any], *, snapshots: Snapshots | None = None
+) -> ExpectationsResult:
+    """Check each expectation against the scorer record `{input, expected, output, run}`, in order.
+
+    `snapshots`: the stored values `$snapshot` compares with (none: every snapshot is a first one, recorded).
+    """
     errors = validate_expectations(list(expectations))
     if errors:
         raise InvalidExpectations(errors)
-    run = RunRecord.from_record(record)
+    snapshots = snapshots if snapshots is not None else Snapshots()
+    run = replace(RunRecord.from_record(record), snapshots=snapshots)
     outcomes = tuple(_evaluate(index, expectation, run) for index, expectation in enumerate(expectations))
-    return ExpectationsResult(outcomes=outcomes, score=_score(outcomes), reason=_reason(outcomes))
+    return ExpectationsResult(
+        outcomes=outcomes,
+        score=_score(outcomes),
+        reason=_reason(outcomes),
+        snapshots=tuple(snapshots.seen.values()),
+    )
 
 
 def _evaluate(index: int, expectation: Mapping[str, Any], run: RunRecord) -> ExpectationOutcome:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scorers.expectations import answer, called, calls, run_checks, sequence, tool_result
+from scorers.expectations import answer, called, calls, names, run_checks, sequence, tool_result
 from scorers.expectations.spec import Kind
 
 _tool_not_called, _only_tools, _no_redundant, _max_calls, _no_errors, _structured = calls.KINDS
@@ -14,6 +14,7 @@ KINDS: dict[str, Kind] = {
         _tool_not_called,
         _only_tools,
         sequence.KIND,
+        names.KIND,
         _no_redundant,
         _max_calls,
         _no_errors,

@@ -20,6 +20,7 @@ from typing import Any
 from runs.code_mode import CODE
 from runs.code_mode.numbering import labels_for
 from runs.code_mode.typed_api import RUN_CODE
+from scorers.expectations.matchers.base import Snapshots
 from scorers.expectations.values import is_number
 
 
@@ -54,6 +55,9 @@ class RunRecord:
     run: Mapping[str, Any]
     answers_by_turn: Mapping[int, str] = field(default_factory=dict)
     has_turns: bool = False
+    # Not part of the record: the snapshots `$snapshot` reads and reports to, carried here so every kind reaches
+    # them without a parameter of its own (evaluate_expectations sets them).
+    snapshots: Snapshots = field(default_factory=Snapshots, compare=False)
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> RunRecord:

@@ -1,7 +1,8 @@
 """`EXPECTATIONS_JSON_SCHEMA`: the expectations list as JSON Schema (2020-12), for OpenAPI, editors and suite files.
 
 Built from the same declarations validation uses. It describes shapes and types; a few rules need code
-(ordered `$range` bounds, regexes that compile, valid nested schemas, suggestions), so `validate_expectations` is
+(ordered `$range` bounds, regexes and jq programs that compile, valid nested schemas, snapshots outside
+compositions, suggestions), so `validate_expectations` is
 the authority and this schema is what an editor can check while someone types.
 """
 
@@ -10,27 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from scorers.expectations.kinds import KINDS
-from scorers.expectations.matchers import MATCHERS
+from scorers.expectations.matchers import REGISTRY, Matcher
 from scorers.expectations.spec import COMMON_PARAMS, Kind
-from scorers.expectations.values import JSON_TYPES
-
-_MATCHER_ARGUMENTS: dict[str, dict[str, Any]] = {
-    "$type": {"enum": list(JSON_TYPES)},
-    "$regex": {"type": "string", "format": "regex"},
-    "$range": {"type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}], "minItems": 2, "maxItems": 2},
-    "$contains": {},
-    "$icontains": {"type": "string"},
-    "$oneOf": {"type": "array", "minItems": 1},
-    "$any": {"const": True},
-}
 
 
-def _matcher_schema(name: str) -> dict[str, Any]:
+def _matcher_schema(matcher: Matcher) -> dict[str, Any]:
     return {
         "type": "object",
-        "description": MATCHERS[name],
-        "properties": {name: {**_MATCHER_ARGUMENTS[name], "description": MATCHERS[name]}},
-        "required": [name],
+        "description": matcher.description,
+        "properties": {matcher.name: {**matcher.schema, "description": matcher.description}},
+        "required": [matcher.name],
         "additionalProperties": False,
     }
 
@@ -74,7 +64,7 @@ EXPECTATIONS_JSON_SCHEMA: dict[str, Any] = {
                 },
             ],
         },
-        "matcher": {"oneOf": [_matcher_schema(name) for name in MATCHERS]},
+        "matcher": {"oneOf": [_matcher_schema(matcher) for matcher in REGISTRY.values()]},
         # A one-key object whose key starts with "$" is always read as a matcher, never as a literal.
         "dollarKeyObject": {
             "type": "object",

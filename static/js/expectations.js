@@ -5,20 +5,10 @@
 (function () {
   "use strict";
 
+  var E = window.EvalHubExpectations, el = E.el, input = E.input, select = E.select;
   var spec, editor, textarea, list, rows, timer;
   // Rows just added and not filled in yet: their errors ("tool: required") wait until the user has typed.
   var untouched = new WeakSet();
-
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (name) {
-      if (name === "text") node.textContent = attrs[name];
-      else if (name === "hidden") node.hidden = attrs[name];
-      else node.setAttribute(name, attrs[name]);
-    });
-    (children || []).forEach(function (child) { if (child) node.appendChild(child); });
-    return node;
-  }
 
   function kindOf(name) {
     return spec.kinds.filter(function (kind) { return kind.name === name; })[0] || spec.kinds[0];
@@ -38,34 +28,6 @@
     };
   }
 
-  // A typed value: JSON when it reads as JSON (48.85, true, [1, 2], {"a": 1}), else the text itself.
-  function parseLiteral(text) {
-    try { return JSON.parse(text); } catch (error) { return text; }
-  }
-
-  function showLiteral(value) {
-    if (value === undefined) return "";
-    if (typeof value === "string") {
-      // A string that would read back as something else keeps its quotes: "48.85" stays a string.
-      return typeof parseLiteral(value) === "string" ? value : JSON.stringify(value);
-    }
-    return JSON.stringify(value);
-  }
-
-  // An argument's matcher: "$range" for {"$range": [0, 1]}; an unknown one ({"$rnage": …}) too, so it is shown as
-  // itself and kept, never read as "equals this object".
-  function matcherOf(value) {
-    if (value && typeof value === "object" && !Array.isArray(value)) {
-      var keys = Object.keys(value);
-      if (keys.length === 1 && (isMatcher(keys[0]) || keys[0].charAt(0) === "$")) return keys[0];
-    }
-    return "";
-  }
-
-  function isMatcher(name) {
-    return Object.prototype.hasOwnProperty.call(spec.matchers, name);
-  }
-
   function set(row, name, value) {
     untouched.delete(row);
     if (value === undefined || value === "" || (Array.isArray(value) && !value.length)) delete row[name];
@@ -74,25 +36,6 @@
   }
 
   // Widgets ------------------------------------------------------------------------------------------------
-
-  function input(type, value, label, onInput) {
-    var node = el("input", { type: type, "aria-label": label });
-    node.value = value === undefined ? "" : value;
-    node.addEventListener("input", function () { onInput(node.value); });
-    return node;
-  }
-
-  function select(options, value, label, onChange) {
-    // A value the page does not know (a typo in the JSON, a newer file) is shown as it is, never as another one.
-    var known = options.some(function (option) { return option[0] === value; });
-    if (!known) options = [[value, value ? value + " (unknown)" : "(none)"]].concat(options);
-    var node = el("select", { "aria-label": label }, options.map(function (option) {
-      return el("option", { value: option[0], text: option[1] });
-    }));
-    node.value = value;
-    node.addEventListener("change", function () { onChange(node.value); });
-    return node;
-  }
 
   function widget(row, field, label) {
     var name = field.name, value = row[name];
@@ -121,6 +64,8 @@
         return callWidget(row, field, label);
       case "args":
         return argsWidget(row, label);
+      case "value":
+        return valueWidget(row, name, label);
       default:
         return jsonWidget(row, name, label);
     }
@@ -186,70 +131,26 @@
   }
 
   function argLine(key, value, rebuild) {
-    var matcher = matcherOf(value);
     var line = el("div", { class: "arg-line" });
     var keyInput = input("text", key, "Argument name", rebuild);
     keyInput.setAttribute("data-arg-key", "");
     keyInput.placeholder = "argument";
-    var options = [["", "equals"]].concat(Object.keys(spec.matchers).map(function (m) { return [m, m]; }));
-    var kind = select(options, matcher, "Matcher for " + (key || "this argument"), function () {
-      fill(undefined);
-      rebuild();
-    });
-    var values = el("span", { class: "inline-inputs" });
-    var help = el("div", { class: "help arg-help" });
+    var part = E.valueEditor(spec, value, key || "this argument", rebuild);
     var remove = el("button", { type: "button", class: "link-button", "aria-label": "Remove argument", text: "✕" });
     remove.addEventListener("click", function () { line.remove(); rebuild(); });
-
-    function fill(current) {
-      var m = kind.value, argument = current === undefined ? undefined : m ? current[m] : current;
-      values.textContent = "";
-      help.textContent = !m ? "Equal to this value (JSON, or plain text for a string)."
-        : isMatcher(m) ? spec.matchers[m]
-        : "Unknown matcher “" + m + "”: EvalHub has none of that name. Pick one; until then its value is kept as it is.";
-      kind.title = help.textContent;
-      if (m === "$any") return;
-      if (m === "$type") {
-        values.appendChild(select(spec.jsonTypes.map(function (t) { return [t, t]; }), argument || "number",
-          "Type", rebuild));
-      } else if (m === "$range") {
-        var bounds = Array.isArray(argument) ? argument : ["", ""];
-        values.appendChild(input("number", bounds[0], "Minimum", rebuild));
-        values.appendChild(el("span", { class: "muted", text: "to" }));
-        values.appendChild(input("number", bounds[1], "Maximum", rebuild));
-      } else if (m === "$oneOf") {
-        var shown = Array.isArray(argument) ? argument.map(showLiteral).join(", ") : "";
-        values.appendChild(input("text", shown, "Allowed values, comma-separated", rebuild));
-      } else {
-        var text = m === "$regex" || m === "$icontains" ? argument || "" : showLiteral(argument);
-        values.appendChild(input("text", text, m ? m + " value" : "Value", rebuild));
-      }
-    }
-
-    line.readValue = function () {
-      var m = kind.value, fields = values.querySelectorAll("input, select");
-      if (m === "$any") return { $any: true };
-      if (m === "$type") return { $type: fields[0].value };
-      if (m === "$range") {
-        return { $range: [fields[0].value === "" ? null : Number(fields[0].value),
-          fields[1].value === "" ? null : Number(fields[1].value)] };
-      }
-      if (m === "$oneOf") {
-        return { $oneOf: fields[0].value.split(",").map(function (s) { return parseLiteral(s.trim()); }) };
-      }
-      if (m === "$regex" || m === "$icontains") return wrap(m, fields[0].value);
-      if (m) return wrap(m, parseLiteral(fields[0].value));
-      return parseLiteral(fields[0].value);
-    };
-    function wrap(name, argument) { var o = {}; o[name] = argument; return o; }
-
-    fill(value);
-    line.appendChild(keyInput);
-    line.appendChild(kind);
-    line.appendChild(values);
-    line.appendChild(remove);
-    line.appendChild(help);
+    line.readValue = part.read;
+    [keyInput, part.kind, part.values, remove, part.help, part.operands].forEach(function (node) {
+      line.appendChild(node);
+    });
     return line;
+  }
+
+  // A whole expected value (final_answer and tool_names `matches`, tool_result `equals`): the same editor.
+  function valueWidget(row, name, label) {
+    var part = E.valueEditor(spec, row[name], label, function (value) { set(row, name, value); });
+    return el("div", { class: "value-editor" }, [
+      el("div", { class: "inline-inputs" }, [part.kind, part.values]), part.help, part.operands,
+    ]);
   }
 
   // Rows ---------------------------------------------------------------------------------------------------

@@ -25,5 +25,6 @@ class OperationIdTests:
     def test_no_id_names_a_module_path_that_does_not_exist_in_the_published_api(self) -> None:
         prefixes = ("evalhub_api_routes_servers_", "evalhub_api_routes_scenarios_", "evalhub_api_routes_system_")
         prefixes += ("runs_api_", "runs_experiments_api_", "scorers_api_", "evalhub_suites_api_")
-        prefixes += ("evalhub_server_evals_api_", "runs_events_api_", "runs_reviews_api_")
+        prefixes += ("evalhub_server_evals_api_", "runs_events_api_", "runs_reviews_api_", "evalhub_checkups_api_")
+        prefixes += ("runs_cassettes_api_",)
         assert all(i.startswith(prefixes) for i in _operation_ids())

@@ -189,3 +189,19 @@ class RunCancelTests:
         assert_error(reader_api.delete(f"/api/v1/runs/{run.pk}"), 403, "INSUFFICIENT_PERMISSIONS")
         run.refresh_from_db()
         assert run.status == "queued"
+
+
+@pytest.mark.django_db
+class SnapshotModeTests:
+    def test_the_runs_api_takes_the_mode(self, alice: User, writer_api: Client) -> None:
+        from tests.runs.test_snapshots import weather_scenario
+
+        scenario = weather_scenario(alice)
+        body = {"scenario_ids": [scenario.pk], "snapshots": "ci", "acknowledge_side_effects": True}
+
+        response = writer_api.post("/api/v1/runs", body, content_type="application/json")
+
+        assert response.status_code == 201, response.content
+        assert Run.objects.get().settings["snapshots"] == "ci"
+        bad = writer_api.post("/api/v1/runs", body | {"snapshots": "always"}, content_type="application/json")
+        assert bad.status_code == 400

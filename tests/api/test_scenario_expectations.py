@@ -74,7 +74,7 @@ class ScenarioExpectationsApiTests:
         assert error["details"]["fields"]["expectations"] == [
             'expectations[0].kind: unknown kind "tool_caled"; did you mean "tool_called"?',
             "expectations[1]: final_answer needs exactly one of contains, icontains, not_contains, regex, equals, "
-            "starts_with, is_json, json_schema",
+            "starts_with, is_json, json_schema, matches",
             'expectations[2]: expected an object, got "nope"',
         ]
 

@@ -102,8 +102,9 @@ class McptestImportTests:
         assert response.status_code == 200, response.content
         data = response.json()
         assert data["plan"]["create"] == 9 and data["applied"] is False
+        assert data["counts"] == {"exact": 21, "approximated": 5, "refused": 8}
         assert {
-            "pointer": "/compliance",
+            "pointer": "/compliance/0",
             "status": "unsupported",
             "reason": "protocol compliance checks are not part of EvalHub",
         } in data["report"]

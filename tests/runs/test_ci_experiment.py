@@ -192,7 +192,7 @@ class ExperimentGateInfraTests:
 
         assert unknown.returncode == alone.returncode == 2
         assert "argument --modes: not a tool mode: 'fast' (use direct, code)" in unknown.stderr
-        assert "--trials and --modes need --models" in alone.stderr
+        assert "--trials, --modes and --variant need --models" in alone.stderr
         assert not Run.objects.exists()
 
     def test_it_exits_2_for_an_unknown_model_or_a_pinned_baseline_without_a_tag(self) -> None:

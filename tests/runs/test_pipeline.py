@@ -122,8 +122,9 @@ class PipelineTests:
 
         (call,) = run.all_tool_calls
         assert call["rawArguments"] == '{"latitude": 48.85, longitude'
-        assert call["isError"] is True and call["args"] == {}
+        assert call["isError"] is True and call["args"] == {} and call["refused"] == "invalid_arguments"
         assert "Invalid arguments: not a JSON object" in call["result"]["content"][0]["text"]
+        assert (run.verdict, run.failure_cause) == ("fail", "agent")
         assert run.status == "done" and run.final_text == "Sorry, I could not call the tool."
 
     def test_max_turns_stops_the_loop(self, alice: User, scripted: ScriptedServer) -> None:

@@ -1,25 +1,29 @@
-"""`convert(data)`: an mcptest v1 suite (already parsed) as an EvalHub suite, and notes on what did not carry over.
+"""`convert(data)`: an mcptest v1 suite (already parsed) as an EvalHub suite, and the report of every item.
 
-Variables are interpolated here, once (`value`; for `from_env`, see `context`: never read from the environment
-here). A `${NAME}` that names no variable is left alone: in env and header values it is a secret reference;
-elsewhere it is reported, since EvalHub does not interpolate prompts. Problems that refuse the import (a `from_env`
-variable with no default used where no reference can stand) are in `Conversion.problems`.
+The file is first checked against mcptest's own schema (`schema`): what mcptest refuses to load (an unknown key, a
+wrong type) refuses the import, with its JSON pointer. Variables are interpolated as mcptest does (`context`):
+`value`s here, environment variables when the run starts. Problems that refuse the import are in
+`Conversion.problems`; everything else is an item of the report (`report`): imported exactly, approximated (the
+note names how) or refused (the note says why).
+
+Defaults are mcptest's: max_tokens 1024, max_turns 10. mcptest leaves tool calls and time unbounded where EvalHub
+needs a bound: those runs get EvalHub's largest (500 tool calls, 1200 s), reported as an approximation.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 import re
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalhub.server_evals.mapping import execution_prompt
 from evalhub.suites.mcptest.context import Context, Variable, env_name
 from evalhub.suites.mcptest.expect import Note, map_expects
-from evalhub.suites.mcptest.shape import shape_problems
+from evalhub.suites.mcptest.faults import agent_fault_injection
+from evalhub.suites.mcptest.report import Counts, classify, count
+from evalhub.suites.mcptest.schema import schema_errors
+from evalhub.suites.mcptest.tools import tool_test
 from evalhub.suites.mcptest.turns import prompt_and_conversation
 from evalhub.suites.schema import FORMAT_VERSION
 from scorers.judge import VERDICT_LABELS
@@ -27,12 +31,12 @@ from scorers.judge import VERDICT_LABELS
 __all__ = ["Conversion", "Note", "convert"]
 
 UNSUPPORTED_SECTIONS = {
-    "resources": "resource-read tests have no EvalHub equivalent yet",
-    "prompts": "prompt-get tests have no EvalHub equivalent yet",
+    "resources": "resource-read tests are not imported yet (EvalHub's resource level reads one resource, but "
+    "mcptest's result assertions do not map onto it)",
+    "prompts": "prompt-get tests are not imported yet (EvalHub's prompt level gets one prompt, but mcptest's "
+    "result assertions do not map onto it)",
     "compliance": "protocol compliance checks are not part of EvalHub",
-    "faults": "fault injection is not supported",
     "budget": "per-suite spend caps: use each scenario's cost budget",
-    "performance": "latency budgets: use a max_duration_ms expectation per scenario",
     "target_versions": "EvalHub negotiates the protocol version itself",
     "model_compatibility": "metadata only; run several models with `evalhub run --models`",
     "imports": "imported files are not followed; import each file",
@@ -41,7 +45,10 @@ UNSUPPORTED_SECTIONS = {
     "scorers": "external exec scorers are not supported; write a code scorer",
     "defaultTest": "test defaults are not supported",
 }
-KNOWN = {"servers", "variables", "providers", "agents", "tools", "evals", "rubrics", *UNSUPPORTED_SECTIONS}
+# mcptest's defaults where they differ from EvalHub's (a scenario's are 4096 tokens, 25 tool calls, 300 s).
+MAX_TOKENS = 1024
+# mcptest leaves tool calls and time unbounded; EvalHub bounds every run, at most by these.
+MOST_TOOL_CALLS, MOST_SECONDS = 500, 1200
 
 
 @dataclass
@@ -49,11 +56,16 @@ class Conversion:
     suite: dict[str, Any]
     notes: list[Note] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (pointer, message)
+    items: dict[str, str] = field(default_factory=dict)  # pointer → "exact", "approximated" or "refused"
+
+    @property
+    def counts(self) -> Counts:
+        return count(self.items)
 
     def report(self) -> str:
         if not self.notes:
-            return "Everything in the mcptest suite carried over."
-        lines = [f"{len(self.notes)} item(s) did not carry over exactly:"]
+            return f"Everything in the mcptest suite carried over exactly. {self.counts}"
+        lines = [str(self.counts), f"{len(self.notes)} note(s) on what did not carry over exactly:"]
         return "\n".join([*lines, *(f"  {note}" for note in self.notes)])
 
 
@@ -61,67 +73,68 @@ def convert(data: Any, *, provider: str, model: str) -> Conversion:
     """`provider`/`model`: what scenarios run on when an agent names a bare model, and what tool tests use."""
     suite: dict[str, list[dict[str, Any]]] = {"servers": [], "providers": [], "scorers": [], "scenarios": []}
     context = Context({}, provider, model, [], suite)
-    if problems := shape_problems(data):
+    if problems := schema_errors(data):
         return Conversion({"version": FORMAT_VERSION, **suite}, [], problems)
-    for key in data:
+    for key, value in data.items():
         if key in UNSUPPORTED_SECTIONS:
-            context.unsupported(f"/{key}", UNSUPPORTED_SECTIONS[key])
-        elif key not in KNOWN:
-            context.unsupported(f"/{key}", "not an mcptest v1 key")
+            entries = range(len(value)) if isinstance(value, list) else [None]
+            for index in entries:
+                context.unsupported(f"/{key}" if index is None else f"/{key}/{index}", UNSUPPORTED_SECTIONS[key])
     context.variables = _variables(data.get("variables") or {}, context)
     for name, spec in (data.get("servers") or {}).items():
-        _server(str(name), spec, f"/servers/{name}", context)
+        _server(name, spec, f"/servers/{name}", context)
     for name, spec in (data.get("providers") or {}).items():
-        _provider(str(name), spec, f"/providers/{name}", context)
+        _provider(name, spec, f"/providers/{name}", context)
     for index, agent in enumerate(data.get("agents") or []):
-        _agent(agent, f"/agents/{index}", context)
+        _agent(agent, f"/agents/{index}", context, data.get("faults"))
+    default_timeout = (data.get("performance") or {}).get("default_timeout_ms")
     for index, test in enumerate(data.get("tools") or []):
-        _tool_test(test, f"/tools/{index}", context)
+        tool_test(test, default_timeout, f"/tools/{index}", context)
     for index, evaluation in enumerate(data.get("evals") or []):
         _eval(evaluation, data.get("rubrics") or {}, f"/evals/{index}", context)
-    return Conversion({"version": FORMAT_VERSION, **suite}, context.notes, sorted(set(context.problems)))
+    _performance(data.get("performance") or {}, context)
+    _provider_models(context)
+    conversion = Conversion({"version": FORMAT_VERSION, **suite}, context.notes, sorted(set(context.problems)))
+    conversion.items = classify(context.items, context.notes)
+    return conversion
 
 
 def _variables(specs: Mapping[str, Any], context: Context) -> dict[str, Variable]:
     variables = {}
     for name, spec in specs.items():
         pointer = f"/variables/{name}"
+        context.items.append(pointer)
         if "from_env" in spec:
             env = env_name(spec["from_env"])
             if not env:
                 context.unsupported(f"{pointer}/from_env", "not an environment variable name")
-            default = str(spec["default"]) if "default" in spec else None
-            if env or default is not None:
-                variables[str(name)] = Variable(default, env)
-        elif "value" in spec:
-            variables[str(name)] = Variable(str(spec["value"]))
+                continue
+            variables[name] = Variable(spec.get("default"), env)
         else:
-            context.unsupported(pointer, "a variable needs a value or from_env")
+            value = spec["value"]
+            # YAML's true is mcptest's "true" (serde's to_string), not Python's "True".
+            variables[name] = Variable(str(value).lower() if isinstance(value, bool) else str(value))
     return variables
 
 
 def _server(name: str, spec: Mapping[str, Any], pointer: str, context: Context) -> None:
+    context.items.append(pointer)
     entry: dict[str, Any] = {"name": name}
     if "command" in spec:
-        command = spec["command"]
-        parts = (
-            shlex.split(context.expand(command, f"{pointer}/command"))
-            if isinstance(command, str)
-            else [context.expand(part, f"{pointer}/command/{i}") for i, part in enumerate(command)]
-        )
-        entry |= {"transport": "stdio", "command": parts[0] if parts else "", "args": parts[1:]}
+        parts = [context.expand(part, f"{pointer}/command/{i}") for i, part in enumerate(spec["command"])]
+        entry |= {"transport": "stdio", "command": parts[0], "args": parts[1:]}
     elif "url" in spec:
         url = context.expand(spec["url"], f"{pointer}/url")
         entry |= {"transport": "sse" if url.rstrip("/").endswith("/sse") else "http", "url": url}
     else:
-        context.unsupported(pointer, "only command and url servers are supported (not cassette)")
+        context.unsupported(pointer, "cassette (replay) servers are not supported: only command and url")
         return
     if spec.get("env"):
-        entry["env"] = {str(k): context.secret(v, f"{pointer}/env/{k}") for k, v in spec["env"].items()}
+        entry["env"] = {k: context.secret(v, f"{pointer}/env/{k}") for k, v in spec["env"].items()}
     headers = {}
     for header, value in (spec.get("headers") or {}).items():
         where = f"{pointer}/headers/{header}"
-        headers[str(header)] = f"${{{value['env']}}}" if isinstance(value, Mapping) else context.secret(value, where)
+        headers[header] = f"${{{value['env']}}}" if isinstance(value, Mapping) else context.secret(value, where)
     if headers:
         entry["headers"] = headers
     auth = spec.get("auth") or {}
@@ -130,52 +143,70 @@ def _server(name: str, spec: Mapping[str, Any], pointer: str, context: Context) 
     for key in auth:
         if key != "bearer_token_env":
             context.unsupported(f"{pointer}/auth/{key}", "only auth.bearer_token_env is supported")
+    if "http" in spec and "url" in spec:
+        entry |= _http_settings(spec["http"], f"{pointer}/http", context)
     for key in spec:
-        if key not in ("command", "url", "env", "headers", "auth"):
+        if key not in ("command", "url", "env", "headers", "auth", "http"):
             context.unsupported(f"{pointer}/{key}", "no EvalHub server setting for this")
     context.suite["servers"].append(entry)
 
 
+def _http_settings(http: Any, pointer: str, context: Context) -> dict[str, Any]:
+    """mcptest's `server.http` block as EvalHub's HTTP transport settings (durations like 30s, 500ms)."""
+    found: dict[str, Any] = {}
+    tls = http.get("tls") if isinstance(http, Mapping) else None
+    items = [*((k, v) for k, v in http.items() if k != "tls")] if isinstance(http, Mapping) else []
+    items += [(f"tls/{k}", v) for k, v in tls.items()] if isinstance(tls, Mapping) else []
+    for key, value in items:
+        where = f"{pointer}/{key}"
+        duration = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)", str(value).strip())
+        seconds = (
+            float(duration.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[duration.group(2)] if duration else 0
+        )
+        if key in ("timeout", "connect_timeout") and 0 < seconds <= 3600:
+            found["http_timeout" if key == "timeout" else "connect_timeout"] = seconds
+        elif key == "max_redirects" and type(value) is int and 0 <= value <= 50:
+            found["max_redirects"] = value
+        elif key == "user_agent_override" and value is True:
+            pass  # EvalHub always sends a User-Agent given in `headers`, as mcptest does with this on
+        elif key == "tls/insecure_skip_verify" and isinstance(value, bool):
+            found["tls_insecure_skip_verify"] = value
+        elif key == "tls/ca_bundle_path" and isinstance(value, str):
+            found["tls_ca_bundle_path"] = context.expand(value, where)
+        elif key == "tls/min_version" and str(value) in ("1.2", "1.3"):
+            found["tls_min_version"] = str(value)
+        else:
+            context.unsupported(where, "not an HTTP setting EvalHub has, or a value it cannot take")
+    return found
+
+
 def _provider(name: str, spec: Mapping[str, Any], pointer: str, context: Context) -> None:
-    entry: dict[str, Any] = {"name": name, "base_url": context.expand(spec.get("base_url", ""), f"{pointer}/base_url")}
+    context.items.append(pointer)
+    entry: dict[str, Any] = {"name": name, "base_url": context.expand(spec["base_url"], f"{pointer}/base_url")}
     if spec.get("api_key_env"):
         entry["api_key"] = f"${{{spec['api_key_env']}}}"
     if spec.get("organization"):
         entry["headers"] = {"OpenAI-Organization": context.secret(spec["organization"], f"{pointer}/organization")}
-    for key in spec:
-        if key not in ("type", "base_url", "api_key_env", "organization"):
-            context.unsupported(f"{pointer}/{key}", "no EvalHub provider setting for this")
     context.suite["providers"].append(entry)
+
+
+def _provider_models(context: Context) -> None:
+    """Each imported provider serves the models its tests name, so pickers and `evalhub run --models` see them."""
+    used: dict[str, list[str]] = {}
+    for scenario in context.suite["scenarios"]:
+        used.setdefault(scenario["provider"], []).append(scenario["model"])
+    for entry in context.suite["providers"]:
+        if models := list(dict.fromkeys(used.get(entry["name"], []))):
+            entry["models"] = models
 
 
 def _model(value: Any, pointer: str, context: Context) -> tuple[str, str]:
     if isinstance(value, Mapping):
-        return str(value.get("provider", context.provider)), str(value.get("id", ""))
+        return value["provider"], value["id"]
     context.notes.append(
         Note(pointer, "approximated", f"runs on provider {context.provider!r} (choose with --provider)")
     )
-    return context.provider, str(value)
-
-
-def _scenario_name(name: str, pointer: str, context: Context) -> str:
-    taken = {entry["name"] for entry in context.suite["scenarios"]}
-    unique, n = name, 2
-    while unique in taken:
-        unique, n = f"{name} ({n})", n + 1
-    if unique != name:
-        context.notes.append(Note(f"{pointer}/name", "approximated", f"renamed to {unique!r}: the name is taken"))
-    return unique
-
-
-def _tags(values: Any, pointer: str, context: Context) -> list[str]:
-    tags = []
-    for index, tag in enumerate(values or []):
-        slug = re.sub(r"[^-a-zA-Z0-9_]+", "-", str(tag)).strip("-")[:50]
-        if slug != tag:
-            context.notes.append(Note(f"{pointer}/tags/{index}", "approximated", f"tag written as {slug!r}"))
-        if slug and slug not in tags:
-            tags.append(slug)
-    return tags
+    return context.provider, value
 
 
 def _judge(scenario: dict[str, Any], rubric: str, threshold: Any, context: Context) -> None:
@@ -194,22 +225,34 @@ def _judge(scenario: dict[str, Any], rubric: str, threshold: Any, context: Conte
         scenario["pass_threshold"] = float(threshold)
 
 
-AGENT_FIELDS = {"name", "model", "models", "servers", "prompt", "system_prompt", "max_turns", "max_tokens", "turns"}
-AGENT_UNSUPPORTED = {
-    "inject": "fault injection is not supported",
-    "recovery": "fault recovery gates are not supported",
-}
-AGENT_FIELDS |= {"token_budget", "max_tool_calls", "time_budget", "tags", "expect", "eval"}
+METRICS = ("mcp_task_completion", "mcp_use", "argument_correctness", "plan_quality", "multi_turn_mcp_use")
 
 
-def _agent(agent: Mapping[str, Any], pointer: str, context: Context) -> None:
-    if not ("prompt" in agent or agent.get("turns")):
-        context.unsupported(pointer, "an agent needs a prompt or turns")
-        return
-    models = agent.get("models") or ([agent["model"]] if "model" in agent else [])
-    if not models or not agent.get("servers"):
-        context.unsupported(pointer, "an agent needs a model and a server")
-        return
+def _limits(scenario: dict[str, Any], test: Mapping[str, Any], pointer: str, context: Context) -> None:
+    """mcptest's run limits and defaults; what it leaves unbounded gets EvalHub's largest bound, reported."""
+    scenario["max_tokens"] = test.get("max_tokens", MAX_TOKENS)
+    scenario["max_turns"] = test.get("max_turns", 10)
+    for key in ("max_tool_calls", "token_budget"):
+        if key in test:
+            scenario[key] = test[key]
+    if "time_budget" in test:
+        scenario["time_limit_seconds"] = _seconds(test["time_budget"], f"{pointer}/time_budget", context)
+    unbounded = [key for key in ("max_tool_calls", "time_budget") if key not in test]
+    if "max_tool_calls" not in test:
+        scenario["max_tool_calls"] = MOST_TOOL_CALLS
+    if "time_budget" not in test:
+        scenario["time_limit_seconds"] = MOST_SECONDS
+    if unbounded:
+        reason = (
+            f"no {' or '.join(unbounded)}: unbounded in mcptest; EvalHub bounds every run, here at its largest "
+            f"({MOST_TOOL_CALLS} tool calls, {MOST_SECONDS} s)"
+        )
+        context.notes.append(Note(pointer, "approximated", reason))
+
+
+def _agent(agent: Mapping[str, Any], pointer: str, context: Context, faults: Any) -> None:
+    context.items.append(pointer)
+    models = agent.get("models") or [agent["model"]]
     provider, model = _model(models[0], f"{pointer}/{'models/0' if 'models' in agent else 'model'}", context)
     for index in range(1, len(models)):
         context.notes.append(
@@ -218,45 +261,50 @@ def _agent(agent: Mapping[str, Any], pointer: str, context: Context) -> None:
     for index in range(1, len(agent["servers"])):
         context.unsupported(f"{pointer}/servers/{index}", "a scenario uses one server")
     scenario: dict[str, Any] = {
-        "name": _scenario_name(str(agent.get("name", f"agent {pointer}")), pointer, context),
-        "server": str(agent["servers"][0]),
+        "name": context.scenario_name(agent["name"], pointer),
+        "server": agent["servers"][0],
         "provider": provider,
         "model": model,
     }
     turn_offset = prompt_and_conversation(scenario, agent, pointer, context)
     if agent.get("system_prompt"):
         scenario["system_prompt"] = context.text(agent["system_prompt"], f"{pointer}/system_prompt")
-    for key in ("max_turns", "max_tool_calls", "max_tokens", "token_budget"):
-        if isinstance(agent.get(key), int):
-            scenario[key] = agent[key]
-    if "time_budget" in agent:
-        scenario["time_limit_seconds"] = _seconds(agent["time_budget"], f"{pointer}/time_budget", context)
+    _limits(scenario, agent, pointer, context)
     if agent.get("tags"):
-        scenario["tags"] = _tags(agent["tags"], pointer, context)
-    mapped = map_expects(agent.get("expect"), f"{pointer}/expect", turn_offset=turn_offset)
+        scenario["tags"] = context.tags(agent["tags"], pointer)
+    expect = context.texts(agent.get("expect"), f"{pointer}/expect")
+    context.items += _assertion_pointers(expect, f"{pointer}/expect")
+    mapped = map_expects(expect, f"{pointer}/expect", turn_offset=turn_offset)
     context.notes += mapped.notes
     if mapped.expectations:
         scenario["expectations"] = mapped.expectations
     for rubric in mapped.rubrics:
         _judge(scenario, rubric["rubric"], rubric["threshold"], context)
     for key, value in (agent.get("eval") or {}).items():
+        context.items.append(f"{pointer}/eval/{key}")
         if key == "rubric" and (text := _rubric_text(value, f"{pointer}/eval/rubric", {}, context)):
             _judge(scenario, text, value.get("threshold") if isinstance(value, Mapping) else None, context)
         elif key != "rubric":
             context.unsupported(f"{pointer}/eval/{key}", "judged trace metrics are not supported; use a judge scorer")
-    for key in agent:
-        if key not in AGENT_FIELDS:
-            context.unsupported(f"{pointer}/{key}", AGENT_UNSUPPORTED.get(key, "not supported for agent tests"))
+    if injected := agent_fault_injection(agent, faults, scenario["server"], pointer, context):
+        context.items.append(f"{pointer}/inject")
+        scenario["fault_injection"] = injected
+    context.scenario_variables(scenario)
     context.suite["scenarios"].append(scenario)
 
 
-def _seconds(value: Any, pointer: str, context: Context) -> int:
-    found = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)", str(value).strip())
-    if not found:
-        context.unsupported(pointer, "not a duration like 30s; the default limit applies")
-        return 300
+def _assertion_pointers(expect: Any, pointer: str) -> list[str]:
+    if isinstance(expect, Mapping):
+        keys = [f"{pointer}/{key}" for key in expect if key != "assertions"]
+        return keys + _assertion_pointers(expect.get("assertions") or [], f"{pointer}/assertions")
+    return [f"{pointer}/{index}" for index in range(len(expect or []))]
+
+
+def _seconds(value: str, pointer: str, context: Context) -> int:
+    found = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)", value.strip())
+    assert found is not None  # the schema's duration pattern
     seconds = float(found.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[found.group(2)]
-    kept = min(max(math.ceil(seconds), 5), 1200)
+    kept = min(max(math.ceil(seconds), 5), MOST_SECONDS)
     if kept != seconds:
         context.notes.append(Note(pointer, "approximated", f"time limit {kept} s (EvalHub allows 5 to 1200 s)"))
     return kept
@@ -269,83 +317,40 @@ def _rubric_text(rubric: Any, pointer: str, named: Mapping[str, Any], context: C
             return ""
         return _rubric_text(named[rubric["ref"]], pointer, named, context)
     if isinstance(rubric, str):
-        return rubric
+        return context.expand(rubric, pointer)
     if isinstance(rubric, Mapping) and rubric.get("criteria"):
         lines = [
-            f"- {c.get('name', '')} (weight {c.get('weight', 1)}): {c.get('description', '')}".rstrip(": ")
+            f"- {c['name']} (weight {c.get('weight', 1)}): {c.get('description', '')}".rstrip(": ")
             for c in rubric["criteria"]
         ]
         context.notes.append(Note(pointer, "approximated", "weighted criteria judged together, as one rubric"))
-        return "Meet these criteria (weights say how much each counts):\n" + "\n".join(lines)
+        return context.expand("Meet these criteria (weights say how much each counts):\n" + "\n".join(lines), pointer)
     context.unsupported(pointer, "decision-tree rubrics are not supported")
     return ""
 
 
-def _tool_test(test: Mapping[str, Any], pointer: str, context: Context) -> None:
-    if not test.get("tool") or not test.get("server"):
-        context.unsupported(pointer, "a tool test needs a server and a tool")
-        return
-    tool, args = str(test["tool"]), _expanded(test.get("args") or {}, f"{pointer}/args", context)
-    expectations: list[dict[str, Any]] = [{"kind": "tool_called", "tool": tool, "args": args, "match": "exact"}]
-    for index, item in enumerate(test.get("expect") or []):
-        target, matcher = str(item.get("target", "")), item.get("matcher")
-        where = f"{pointer}/expect/{index}/matcher"
-        expanded = {"target": f"tool_results[0].{target}", "matcher": _expanded(matcher, where, context)}
-        mapped = map_expects([{"target": "tool_calls[0].name", "matcher": {"exact": tool}}, expanded], "")
-        if target.startswith("result") and mapped.expectations[1:]:
-            expectations += mapped.expectations[1:]
-        else:
-            kind = next(iter(matcher), "?") if isinstance(matcher, Mapping) else "?"
-            context.unsupported(f"{pointer}/expect/{index}", f"target {target!r} with matcher {kind!r} does not map")
-    for key in test:
-        if key not in ("name", "server", "tool", "args", "expect", "tags"):
-            context.unsupported(f"{pointer}/{key}", "not supported for tool tests")
-    scenario = {
-        "name": _scenario_name(str(test.get("name", tool)), pointer, context),
-        "server": str(test["server"]),
-        "provider": context.provider,
-        "model": context.model,
-        # mcptest calls the tool itself, with no model: EvalHub's execution level does the same.
-        "level": "execution",
-        # A copy: one object in two places would be written out as a YAML anchor and alias.
-        "tool_call": {"tool": tool, "arguments": copy.deepcopy(args)},
-        "prompt": execution_prompt(tool, args),
-        "max_turns": 1,
-        "expected_tools": [tool],
-        "expectations": expectations,
-    }
-    if test.get("tags"):
-        scenario["tags"] = _tags(test["tags"], pointer, context)
-    context.suite["scenarios"].append(scenario)
-
-
-def _expanded(value: Any, pointer: str, context: Context) -> Any:
-    if isinstance(value, str):
-        return context.expand(value, pointer)
-    if isinstance(value, Mapping):
-        return {str(k): _expanded(v, f"{pointer}/{k}", context) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_expanded(v, f"{pointer}/{i}", context) for i, v in enumerate(value)]
-    return value
+def _performance(performance: Mapping[str, Any], context: Context) -> None:
+    if "default_timeout_ms" in performance:
+        context.items.append("/performance/default_timeout_ms")
+    if "p95_latency_ms" in performance:
+        context.items.append("/performance/p95_latency_ms")
+        context.unsupported("/performance/p95_latency_ms", "suite-wide latency percentiles: use max_duration_ms")
 
 
 def _eval(evaluation: Mapping[str, Any], named: Mapping[str, Any], pointer: str, context: Context) -> None:
-    if not evaluation.get("prompt") or not evaluation.get("server"):
-        context.unsupported(pointer, "an eval needs a server and a prompt")
-        return
+    context.items.append(pointer)
     scenario: dict[str, Any] = {
-        "name": _scenario_name(str(evaluation.get("name", "eval")), pointer, context),
-        "server": str(evaluation["server"]),
+        "name": context.scenario_name(evaluation["name"], pointer),
+        "server": evaluation["server"],
         "provider": context.provider,
         "model": context.model,
         "prompt": context.text(evaluation["prompt"], f"{pointer}/prompt"),
     }
+    _limits(scenario, {}, pointer, context)
     rubric = evaluation.get("rubric")
     text = _rubric_text(rubric, f"{pointer}/rubric", named, context) if rubric is not None else ""
     threshold = evaluation.get("threshold", rubric.get("threshold") if isinstance(rubric, Mapping) else None)
     if text:
         _judge(scenario, text, threshold if threshold is not None else 0.7, context)
-    for key in evaluation:
-        if key not in ("name", "server", "prompt", "rubric", "threshold"):
-            context.unsupported(f"{pointer}/{key}", "not supported for evals")
+    context.scenario_variables(scenario)
     context.suite["scenarios"].append(scenario)

@@ -1,8 +1,9 @@
-"""mcptest agent `expect` assertions (target + matcher) as EvalHub expectations. Django-free.
+"""mcptest agent `expect` assertions (target + matcher + transform + message) as EvalHub expectations. Django-free.
 
-Each assertion maps to expectations, a judge rubric (`llm-judge`), or a note saying why it did not map. A mapping
-that checks less than mcptest would (a tool called at all rather than at position i) is kept and noted as
-approximated, never silently.
+Each assertion maps to expectations, a judge rubric (`llm-judge`), or a note saying why it did not map. Matchers
+translate one to one (`matchers`); targets map to the kind reading the same value: `tool_names` (also for
+`tool_calls[i].name` and `tool_calls.length`, through a jq step), `tool_called` args, `tool_result`, `final_answer`.
+A mapping that checks less than mcptest would is kept and noted as approximated, never silently.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from evalhub.suites.mcptest.matchers import Refused, at_path, jq_program, translate
 from scorers.expectations.kinds import KINDS
 
 
@@ -41,8 +43,6 @@ STOP_REASONS = {
 }
 _CALL = re.compile(r"^tool_calls\[(\d+)\]\.(name|args(?:\.(.+))?)$")
 _RESULT = re.compile(r"^tool_results\[(\d+)\]\.(isError|result(?:\.(.+))?)$")
-_FINAL_OPS = {"exact": "equals", "contains": "contains", "icontains": "icontains", "regex": "regex"}
-_FINAL_OPS |= {"starts-with": "starts_with"}
 
 
 def map_expects(expects: Any, pointer: str, *, turn_offset: int = 0) -> Mapped:
@@ -124,78 +124,74 @@ def _map_one(item: Mapping[str, Any], pointer: str, names: dict[int, str], out: 
     if not isinstance(matcher, Mapping) or len(matcher) != 1:
         out.notes.append(Note(f"{pointer}/matcher", "unsupported", "a matcher has exactly one key"))
         return
-    ((name, argument),) = matcher.items()
+    name = next(iter(matcher))
     before = len(out.expectations)
-    reason = _dispatch(target, str(name), argument, names, pointer, out)
+    try:
+        program = jq_program(item["transform"]) if item.get("transform") is not None else None
+        reason = _dispatch(target, matcher, program, names, pointer, out)
+    except Refused as refused:
+        reason = str(refused)
     if reason:
-        out.notes.append(Note(pointer, "unsupported", f"target {target!r} with matcher {name!r}: {reason}"))
+        del out.expectations[before:]
+        out.notes.append(Note(pointer, "unsupported", f"target {target!r} with matcher {str(name)!r}: {reason}"))
     if item.get("message"):
         for expectation in out.expectations[before:]:
             expectation["description"] = str(item["message"])
 
 
-def _dispatch(target: str, name: str, argument: Any, names: dict[int, str], pointer: str, out: Mapped) -> str:
-    """Append what the assertion maps to; return why it does not map ("" when it did)."""
-    add, note = out.expectations.append, out.notes.append
-    if call := _CALL.match(target):
+def _dispatch(
+    target: str, matcher: Mapping[str, Any], program: str | None, names: dict[int, str], pointer: str, out: Mapped
+) -> str:
+    """Append what the assertion maps to; return why it does not map ("" when it did). Raises Refused."""
+    add = out.expectations.append
+    ((name, argument),) = matcher.items()
+    if target == "final_response" and name == "llm-judge":
+        if program or not isinstance(argument, Mapping) or not argument.get("rubric"):
+            return "llm-judge maps as a judge scorer: it needs a rubric, and a transform does not apply"
+        out.rubrics.append({"rubric": str(argument["rubric"]), "threshold": argument.get("threshold")})
+        return ""
+    if (call := _CALL.match(target)) and call.group(2) == "name":
+        # The name at position i: the i-th tool name, exactly as mcptest reads it.
+        expected = _translated(matcher, pointer, out)
+        add({"kind": "tool_names", "transform": _then(f".[{int(call.group(1))}]", program), "matches": expected})
+        return ""
+    if call:
         position = int(call.group(1))
-        if call.group(2) == "name":
-            if name != "exact":
-                return "only exact names map"
-            add({"kind": "tool_called", "tool": str(argument)})
-            note(Note(pointer, "approximated", f"checks {argument} was called, not that it was call {position + 1}"))
-            return ""
         if position not in names:
             return f"no tool_calls[{position}].name exact assertion says which tool to check"
-        value = matcher_value(name, argument)
-        if value is _NO_VALUE:
-            return "this matcher has no argument matcher in EvalHub"
-        args: Any = value
-        for part in reversed((call.group(3) or "").split(".") if call.group(3) else []):
+        path = call.group(3).split(".") if call.group(3) else []
+        args: Any = _translated(matcher, pointer, out)
+        for part in reversed(path):
             args = {part: args}
         selector, exact = _call_selector(position, names)
-        add({"kind": "tool_called", "tool": names[position], "args": args, "call": selector})
+        expectation = {"kind": "tool_called", "tool": names[position], "args": args, "call": selector}
+        add(expectation | ({"transform": at_path(program, path)} if program else {}))
         if not exact:
-            note(Note(pointer, "approximated", "earlier calls' tools unknown: checks the tool's first call"))
+            out.notes.append(
+                Note(pointer, "approximated", "earlier calls' tools unknown: checks the tool's first call")
+            )
         return ""
     if result := _RESULT.match(target):
-        position = int(result.group(1))
-        if position not in names:
-            if result.group(2) == "isError" and name == "exact" and argument is False:
-                add({"kind": "no_tool_errors"})
-                note(Note(pointer, "approximated", "checks that no tool call errored, not only this one"))
-                return ""
-            return f"no tool_calls[{position}].name exact assertion says which tool's result to check"
-        path = "isError" if result.group(2) == "isError" else (result.group(3) or "")
-        check = result_check(name, argument)
-        if check is None:
-            return "tool_result checks equals, contains, regex, icontains or schema"
-        selector, exact = _call_selector(position, names)
-        add(
-            {"kind": "tool_result", "tool": names[position], "call": selector, "path": f"$.{path}" if path else "$"}
-            | check
-        )
-        if not exact:
-            note(Note(pointer, "approximated", "earlier calls' tools unknown: checks the tool's first call"))
+        return _result(int(result.group(1)), result, matcher, program, names, pointer, out)
+    if target in ("tool_names", "tool_calls.length"):
+        first = "length" if target == "tool_calls.length" else None
+        transform = _then(first, program) if first else program
+        expected = _translated(matcher, pointer, out)
+        add({"kind": "tool_names", "matches": expected} | ({"transform": transform} if transform else {}))
         return ""
-    if target == "tool_calls.length":
-        if name != "exact" or not isinstance(argument, int):
-            return "only exact counts map"
-        add({"kind": "max_tool_calls", "max": argument})
-        if argument:
-            note(Note(pointer, "approximated", f"checks at most {argument} calls, not exactly"))
+    if target == "final_response":
+        expected = _translated(matcher, pointer, out)
+        add({"kind": "final_answer", "matches": expected} | ({"transform": program} if program else {}))
         return ""
-    if target == "tool_names":
-        return _tool_names(name, argument, pointer, out)
+    if program:
+        return "a transform applies to tool calls, names, results and the final response only"
     if target == "redundant_tool_calls":
         if name != "exact" or not isinstance(argument, int):
             return "only exact counts map"
         add({"kind": "no_redundant_calls"} | ({"allowance": argument} if argument else {}))
         if argument:
-            note(Note(pointer, "approximated", f"allows up to {argument} repeated calls, not exactly"))
+            out.notes.append(Note(pointer, "approximated", f"allows up to {argument} repeated calls, not exactly"))
         return ""
-    if target == "final_response":
-        return _final(name, argument, out)
     if target == "conversation.stop_reason":
         if name != "exact" or not isinstance(argument, str) or argument not in STOP_REASONS:
             return f"only exact with one of {', '.join(STOP_REASONS)}"
@@ -204,83 +200,43 @@ def _dispatch(target: str, name: str, argument: Any, names: dict[int, str], poin
     return "no EvalHub expectation reads this target"
 
 
-def _tool_names(name: str, argument: Any, pointer: str, out: Mapped) -> str:
-    listed = [argument] if isinstance(argument, str) else argument
-    names_given = isinstance(listed, list) and all(isinstance(t, str) for t in listed)
-    if not names_given and name != "not":
-        return "needs tool names"
-    if name == "exact":
-        out.expectations.append(
-            {"kind": "tool_sequence", "tools": listed, "mode": "exact"}
-            if listed
-            else {"kind": "max_tool_calls", "max": 0}
-        )
-    elif name in ("contains", "contains-all"):
-        out.expectations += [{"kind": "tool_called", "tool": tool} for tool in listed]
-    elif name == "not" and not isinstance(argument, Mapping):
-        return "not takes a matcher: {not: {contains: [names]}} maps to tool_not_called"
-    elif name == "not" and isinstance(argument, Mapping) and len(argument) == 1:
-        ((inner, value),) = argument.items()
-        tools = [value] if isinstance(value, str) else value
-        if inner not in ("contains", "contains-any", "contains-all") or not isinstance(tools, list) or not tools:
-            return "only not contains / contains-any map"
-        if inner == "contains-all" and len(tools) > 1:
-            return "not contains-all (not every one of several tools) has no EvalHub expectation"
-        out.expectations.append({"kind": "tool_not_called", "tools": [str(t) for t in tools]})
-    else:
-        return "no EvalHub expectation for this matcher on the tool list"
+def _then(first: str | None, program: str | None) -> str | None:
+    """Two jq steps as one program (either may be missing)."""
+    steps = [step for step in (first, program) if step]
+    return " | ".join(f"({step})" if len(steps) > 1 else step for step in steps) or None
+
+
+def _translated(matcher: Mapping[str, Any], pointer: str, out: Mapped) -> Any:
+    translated = translate(matcher)
+    out.notes += [Note(pointer, "approximated", note) for note in translated.approximations]
+    return translated.expected
+
+
+def _result(
+    position: int,
+    found: re.Match[str],
+    matcher: Mapping[str, Any],
+    program: str | None,
+    names: dict[int, str],
+    pointer: str,
+    out: Mapped,
+) -> str:
+    if position not in names:
+        if found.group(2) == "isError" and dict(matcher) == {"exact": False} and not program:
+            out.expectations.append({"kind": "no_tool_errors"})
+            out.notes.append(Note(pointer, "approximated", "checks that no tool call errored, not only this one"))
+            return ""
+        return f"no tool_calls[{position}].name exact assertion says which tool's result to check"
+    path = "isError" if found.group(2) == "isError" else (found.group(3) or "")
+    selector, exact = _call_selector(position, names)
+    expectation = {
+        "kind": "tool_result",
+        "tool": names[position],
+        "call": selector,
+        "path": f"$.{path}" if path else "$",
+        "matches": _translated(matcher, pointer, out),
+    }
+    out.expectations.append(expectation | ({"transform": program} if program else {}))
+    if not exact:
+        out.notes.append(Note(pointer, "approximated", "earlier calls' tools unknown: checks the tool's first call"))
     return ""
-
-
-def _final(name: str, argument: Any, out: Mapped) -> str:
-    add = out.expectations.append
-    if name in _FINAL_OPS and isinstance(argument, str):
-        add({"kind": "final_answer", _FINAL_OPS[name]: argument})
-    elif name == "contains-all" and isinstance(argument, list) and argument:
-        out.expectations += [{"kind": "final_answer", "contains": str(text)} for text in argument]
-    elif name == "is-json":
-        schema = argument.get("schema") if isinstance(argument, Mapping) else None
-        add({"kind": "final_answer", "json_schema": schema} if schema else {"kind": "final_answer", "is_json": True})
-    elif name == "not" and isinstance(argument, Mapping) and set(argument) == {"contains"}:
-        add({"kind": "final_answer", "not_contains": str(argument["contains"])})
-    elif name == "llm-judge" and isinstance(argument, Mapping) and argument.get("rubric"):
-        out.rubrics.append({"rubric": str(argument["rubric"]), "threshold": argument.get("threshold")})
-    else:
-        return "no final_answer check for this matcher"
-    return ""
-
-
-_NO_VALUE = object()
-
-
-def matcher_value(name: str, argument: Any) -> Any:
-    """An mcptest matcher as an EvalHub expected value (literal or `$` matcher), or _NO_VALUE."""
-    if name == "exact":
-        return argument
-    if name == "regex" and isinstance(argument, str):
-        return {"$regex": argument}
-    if name == "contains" and isinstance(argument, str):
-        return {"$contains": argument}
-    if name == "icontains" and isinstance(argument, str):
-        return {"$icontains": argument}
-    exact_options = isinstance(argument, list) and all(isinstance(o, Mapping) and set(o) == {"exact"} for o in argument)
-    if name in ("oneOf", "anyOf") and exact_options:
-        return {"$oneOf": [option["exact"] for option in argument]}
-    if name == "schema" and isinstance(argument, Mapping) and set(argument) == {"type"}:
-        return {"$type": argument["type"]}
-    return _NO_VALUE
-
-
-def result_check(name: str, argument: Any) -> dict[str, Any] | None:
-    """An mcptest matcher as a tool_result check, or None."""
-    if name == "exact":
-        return {"equals": argument}
-    if name == "contains" and isinstance(argument, str):  # an object subset or a multiset has no equivalent
-        return {"contains": argument}
-    if name == "regex" and isinstance(argument, str):
-        return {"regex": argument}
-    if name == "icontains" and isinstance(argument, str):
-        return {"regex": f"(?i){re.escape(argument)}"}
-    if name == "schema" and isinstance(argument, Mapping):
-        return {"json_schema": dict(argument)}
-    return None

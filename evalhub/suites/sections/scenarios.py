@@ -74,6 +74,31 @@ SECTION = Section(
             'Follow-up user turns {"turns": [...]} or a simulated user {"simulate": {...}}; {} is one prompt.',
             {},
         ),
+        "variables": Field(
+            {
+                "type": "object",
+                "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+                "additionalProperties": {
+                    "type": "object",
+                    "properties": {
+                        "env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+                        "default": {"type": "string"},
+                    },
+                    "required": ["env"],
+                    "additionalProperties": False,
+                },
+            },
+            "`${name}` in the prompt, system prompt, conversation, tool call and expectations reads the environment "
+            "variable `env` (allowlisted like a secret reference) when a run starts, else `default`; `$${` is a "
+            "literal `${`.",
+            {},
+        ),
+        "fault_injection": Field(
+            {"type": "object"},
+            'Faults injected into its tool calls and the recovery expected: {"faults": [{name, tool, kind, …}], '
+            '"recovery": {max_detection_ms, max_recovery_ms, require_clean_timeout, require_told_user}}; {} is none.',
+            {},
+        ),
         "tags": Field(
             {**_NAMES, "items": {"type": "string", "pattern": TAG_PATTERN}},
             "Tags.",

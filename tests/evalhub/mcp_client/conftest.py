@@ -30,7 +30,9 @@ def demo_sse_url() -> Iterator[str]:
 def http_stub() -> Iterator[Callable[..., Stub]]:
     servers: list[http.server.ThreadingHTTPServer] = []
 
-    def start(status: int, content_type: str = "text/plain", body: bytes = b"nope") -> Stub:
+    def start(
+        status: int, content_type: str = "text/plain", body: bytes = b"nope", headers: dict[str, str] | None = None
+    ) -> Stub:
         port = free_port()
         stub = Stub(url=f"http://127.0.0.1:{port}/mcp", port=port)
 
@@ -39,9 +41,12 @@ def http_stub() -> Iterator[Callable[..., Stub]]:
                 length = int(self.headers.get("content-length") or 0)
                 self.rfile.read(length)
                 stub.received.append(dict(self.headers))
+                stub.paths.append(self.path)
                 self.send_response(status)
                 self.send_header("content-type", content_type)
                 self.send_header("content-length", str(len(body)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(body)
 

@@ -97,6 +97,7 @@ class Stub:
     url: str
     port: int
     received: list[dict[str, str]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
 
 
 def process_alive(pid: int) -> bool:

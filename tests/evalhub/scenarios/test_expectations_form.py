@@ -77,6 +77,7 @@ class ScenarioFormExpectationsTests:
             "tool": "text",
             "args": "args",
             "match": "select",
+            "transform": "text",
             "call": "call",
             "times": "integer",
             "at_least": "integer",

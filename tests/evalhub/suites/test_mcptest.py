@@ -13,7 +13,7 @@ from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
 from evalhub.servers.models import McpServer
 from evalhub.suites.mcptest import MAPPING, convert, mapping_table
-from evalhub.suites.source import load
+from evalhub.suites.mcptest.load import load_mcptest as load
 from evalhub.suites.validation import problems_of
 from scorers.models import Scorer
 
@@ -37,28 +37,25 @@ class ConvertTests:
     def test_the_report_lists_exactly_what_did_not_carry_over(self) -> None:
         _, notes = converted()
         assert notes == [
-            "/compliance: unsupported: protocol compliance checks are not part of EvalHub",
-            "/model_compatibility: unsupported: metadata only; run several models with `evalhub run --models`",
+            "/compliance/0: unsupported: protocol compliance checks are not part of EvalHub",
+            "/model_compatibility/0: unsupported: metadata only; run several models with `evalhub run --models`",
             "/servers/remote/auth/oauth: unsupported: only auth.bearer_token_env is supported",
             "/servers/remote/wait_for_ready: unsupported: no EvalHub server setting for this",
             "/agents/0/models/0: approximated: runs on provider 'EvalHub offline' (choose with --provider)",
             "/agents/0/models/1: approximated: one model per scenario: run it with --models",
             "/agents/0/turns: approximated: the prompt is sent first, then each turn: per_turn[i] is turn i+1",
-            "/agents/0/expect/0: approximated: checks get_forecast was called, not that it was call 1",
             "/agents/0/expect/10: unsupported: target 'conversation.tokens.total' with matcher 'regex': "
             "no EvalHub expectation reads this target",
             "/agents/0/expect/11: unsupported: target 'tool_calls[0].inputs_digest' with matcher 'exact': "
             "no EvalHub expectation reads this target",
-            "/agents/0/expect/12: approximated: checks get_forecast was called, not that it was call 2",
-            "/agents/0/expect/14: unsupported: target 'tool_names' with matcher 'contains-any': "
-            "no EvalHub expectation for this matcher on the tool list",
             "/agents/0/expect/16: unsupported: target 'final_response' with matcher 'similar': "
-            "no final_answer check for this matcher",
-            "/agents/0/expect/17: approximated: checks at most 3 calls, not exactly",
+            "similar needs an embeddings model; EvalHub has no embedding matcher",
             "/agents/0/eval/mcp_use: unsupported: judged trace metrics are not supported; use a judge scorer",
             "/agents/0/eval/rubric: approximated: weighted criteria judged together, as one rubric",
-            "/tools/0/expect/1: unsupported: target 'result.content' with matcher 'snapshot' does not map",
-            "/evals/0/prompt: approximated: ${who} is its default: environment variables are not read at import",
+            "/tools/0: approximated: no timeout_ms: unbounded in mcptest; EvalHub bounds every run, here at its "
+            "largest (1200 s)",
+            "/evals/0: approximated: no max_tool_calls or time_budget: unbounded in mcptest; EvalHub bounds every run, "
+            "here at its largest (500 tool calls, 1200 s)",
         ]
 
     def test_agent_fields_and_expectations_map(self) -> None:
@@ -73,26 +70,34 @@ class ConvertTests:
             "time_limit_seconds": 30,
         }
         assert (agent["max_tool_calls"], agent["token_budget"], agent["tags"]) == (5, 50000, ["smoke", "weather"])
-        kinds = [(e["kind"], e.get("tool"), e.get("call")) for e in agent["expectations"]]
-        assert ("tool_called", "get_forecast", "first") in kinds
-        assert {
-            "kind": "tool_called",
-            "tool": "get_forecast",
-            "args": {"city": {"$oneOf": ["Paris", "paris"]}},
-            "call": {"nth": 2},
-        } in agent["expectations"]
-        assert {"kind": "tool_not_called", "tools": ["book_flight"]} in agent["expectations"]
-        assert {"kind": "no_redundant_calls"} in agent["expectations"]
-        assert {
-            "kind": "tool_result",
-            "tool": "get_forecast",
-            "call": "first",
-            "path": "$.content[0].text",
-            "regex": "°",
-        } in agent["expectations"]
-        assert {"kind": "final_answer", "icontains": "paris", "description": "names the city"} in agent["expectations"]
-        assert {"kind": "final_answer", "not_contains": "error"} in agent["expectations"]
-        assert {"kind": "stop_reason", "equals": "completed"} in agent["expectations"]
+        # Every matcher maps one to one onto a $-matcher on the target reading the same value.
+        assert agent["expectations"] == [
+            {"kind": "tool_names", "transform": ".[0]", "matches": "get_forecast"},
+            {"kind": "tool_called", "tool": "get_forecast", "args": {"latitude": 48.85}, "call": "first"},
+            {"kind": "tool_names", "matches": {"$containsAll": ["get_forecast"]}},
+            {"kind": "tool_names", "matches": {"$not": {"$contains": "book_flight"}}},
+            {"kind": "no_redundant_calls"},
+            {"kind": "tool_result", "tool": "get_forecast", "call": "first", "path": "$.isError", "matches": False},
+            {
+                "kind": "tool_result",
+                "tool": "get_forecast",
+                "call": "first",
+                "path": "$.content[0].text",
+                "matches": {"$regex": "°"},
+            },
+            {"kind": "final_answer", "matches": {"$icontains": "paris"}, "description": "names the city"},
+            {"kind": "stop_reason", "equals": "completed"},
+            {"kind": "tool_names", "transform": ".[1]", "matches": "get_forecast"},
+            {
+                "kind": "tool_called",
+                "tool": "get_forecast",
+                "args": {"city": {"$anyOf": ["Paris", "paris"]}},
+                "call": {"nth": 2},
+            },
+            {"kind": "tool_names", "matches": {"$containsAny": ["a", "b"]}},
+            {"kind": "final_answer", "matches": {"$not": {"$contains": "error"}}},
+            {"kind": "tool_names", "matches": 3, "transform": "length"},
+        ]
         assert agent["scorers"] == ["weather routes rubric", "weather routes rubric 2"]
         assert agent["pass_threshold"] == 0.7  # the eval rubric's threshold, the last one given
         assert tool_test["expectations"][0] == {
@@ -101,14 +106,22 @@ class ConvertTests:
             "args": {"latitude": 48.85, "longitude": 2.35},
             "match": "exact",
         }
+        assert tool_test["expectations"][2] == {
+            "kind": "tool_result",
+            "tool": "get_forecast",
+            "call": "first",
+            "path": "$.content",
+            "matches": {"$snapshot": "forecast"},
+        }
         # mcptest calls the tool itself: an execution-level scenario, no model.
         assert (tool_test["level"], tool_test["tool_call"], tool_test["max_turns"]) == (
             "execution",
             {"tool": "get_forecast", "arguments": {"latitude": 48.85, "longitude": 2.35}},
             1,
         )
-        # from_env is never read at import (it would read EvalHub's own environment): its default is used.
-        assert evaluation["prompt"] == "Summarize the weather in Paris for world."
+        # from_env is never read at import (it would read EvalHub's own environment): the run reads it.
+        assert evaluation["prompt"] == "Summarize the weather in Paris for ${who}."
+        assert evaluation["variables"] == {"who": {"env": "MCPTEST_WHO", "default": "world"}}
         assert evaluation["pass_threshold"] == 0.6
 
     def test_scripted_turns_become_the_prompt_and_follow_ups_with_per_turn_expectations(self) -> None:
@@ -129,9 +142,9 @@ class ConvertTests:
 
         assert (scenario["prompt"], scenario["conversation"]) == ("Find a flight to Paris", {"turns": ["Book it"]})
         assert scenario["expectations"] == [
-            {"kind": "tool_called", "tool": "book_flight", "turn": 1},
+            {"kind": "tool_names", "transform": ".[0]", "matches": "book_flight", "turn": 1},
             {"kind": "tool_called", "tool": "book_flight", "args": {"to": "CDG"}, "call": "first", "turn": 1},
-            {"kind": "final_answer", "contains": "Paris", "turn": 0},
+            {"kind": "final_answer", "matches": {"$contains": "Paris"}, "turn": 0},
         ]
         assert "/agents/0/expect/3: unsupported: stop_reason is about the whole run, not a turn" in [
             str(note) for note in conversion.notes
@@ -143,7 +156,9 @@ class ConvertTests:
             "name": "sim",
             "model": "evalhub-offline",
             "servers": ["weather"],
-            "turns": {"simulate": {"goal": "Book a flight to Paris", "persona": "terse", "max_turns": 3, "seed": 1}},
+            "turns": {"simulate": {"goal": "Book a flight to Paris", "persona": "terse", "max_turns": 3}},
+            "max_tool_calls": 5,
+            "time_budget": "60s",
         }
         conversion = convert({"servers": SERVERS, "agents": [agent]}, **OFFLINE)
         (scenario,) = conversion.suite["scenarios"]
@@ -154,7 +169,6 @@ class ConvertTests:
         }
         assert [str(note) for note in conversion.notes] == [
             "/agents/0/model: approximated: runs on provider 'EvalHub offline' (choose with --provider)",
-            "/agents/0/turns/simulate/seed: unsupported: the simulated user takes goal, persona, max_turns",
             "/agents/0/turns/simulate: approximated: the goal is the first user message",
         ]
         assert problems_of(conversion.suite) == []
@@ -180,10 +194,12 @@ class ConvertTests:
         conversion = convert(load(example).data, **OFFLINE)
 
         assert [str(note) for note in conversion.notes] == [
-            "/agents/0/model: approximated: runs on provider 'EvalHub offline' (choose with --provider)"
+            "/agents/0/model: approximated: runs on provider 'EvalHub offline' (choose with --provider)",
+            "/agents/0: approximated: no max_tool_calls or time_budget: unbounded in mcptest; EvalHub bounds every "
+            "run, here at its largest (500 tool calls, 1200 s)",
         ]
         expectations = conversion.suite["scenarios"][0]["expectations"]
-        assert [e["kind"] for e in expectations] == ["tool_called", "tool_not_called", "final_answer"]
+        assert [e["kind"] for e in expectations] == ["tool_names", "tool_names", "final_answer"]
 
     def test_natural_guesses_at_the_format_say_how_to_write_them(self) -> None:
         agent = {
@@ -197,17 +213,15 @@ class ConvertTests:
 
         conversion = convert({"servers": SERVERS, "agents": [agent, listed]}, **OFFLINE)
 
-        notes = [str(note) for note in conversion.notes]
-        assert (
-            "/agents/0/expect/final_response: unsupported: final_response is an assertion target, not a key of "
-            "expect: write it under expect (or expect.assertions) as `- target: final_response` with "
-            "`matcher: {…}`" in notes
-        )
-        assert (
-            "/agents/1/expect/0: unsupported: target 'tool_names' with matcher 'not': not takes a matcher: "
-            "{not: {contains: [names]}} maps to tool_not_called" in notes
-        )
-        assert "not {contains | contains-any}" in mapping_table()
+        # mcptest refuses both files; so does the import, saying how they are written.
+        assert conversion.problems == [
+            (
+                "/agents/0/expect/final_response",
+                'unknown key "final_response": final_response is an assertion target, not a key of expect: write '
+                "it under expect (or expect.assertions) as `- target: final_response` with `matcher: {…}`",
+            ),
+            ("/agents/1/expect/0/matcher/not", "expected a mapping, got a list"),
+        ]
 
     def test_the_mapping_table_has_one_row_per_mapping(self) -> None:
         table = mapping_table()
@@ -218,11 +232,11 @@ class ConvertTests:
 @pytest.mark.django_db
 class ImportCommandTests:
     def test_import_creates_everything_and_prints_the_report(self, alice: User, settings: object) -> None:
-        settings.EVALHUB_SECRET_ENV_ALLOWLIST = ["REMOTE_TOKEN", "ACME_KEY", "OPENROUTER_API_KEY"]  # type: ignore[attr-defined]
+        settings.EVALHUB_SECRET_ENV_ALLOWLIST = ["REMOTE_TOKEN", "ACME_KEY", "OPENROUTER_API_KEY", "MCPTEST_WHO"]  # type: ignore[attr-defined]
         out, err = io.StringIO(), io.StringIO()
         call_command("evalhub", "import-mcptest", "-f", str(SUITE), stdout=out, stderr=err)
         assert "Plan: 9 to create, 0 to change, 0 to delete." in out.getvalue()
-        assert "18 item(s) did not carry over exactly:" in err.getvalue()
+        assert "34 item(s): 21 imported exactly, 5 imported with an approximation, 8 refused." in err.getvalue()
         assert sorted(Scenario.objects.values_list("name", flat=True)) == [
             "forecast for Paris",
             "summary on topic",

@@ -66,5 +66,9 @@ class ImportViewTests:
             "/scenarios/import/", {"format": "mcptest", "text": SUITE.read_text()}
         ).content.decode()
         assert "Plan: 9 to create, 0 to change, 0 to delete." in page
-        assert "Not carried over exactly (18)" in page
+        assert "Not carried over exactly (14)" in page
+        assert (
+            '21 exact</span> <span class="badge badge-warn">5 approximated</span> '
+            '<span class="badge badge-fail">8 refused' in page
+        )
         assert not Scenario.objects.exists()

@@ -220,6 +220,13 @@ class ScriptedCodeModeTests:
 
         (call,) = run.tool_calls
         assert call["isError"] is True and "Unknown tool 'get_weather'" in call["result"]["content"][0]["text"]
+        # The server's tool by name, but EvalHub answered it: the agent's failure, not get_weather's error.
+        assert call["refused"] == "unknown_tool"
+        assert (run.verdict, run.failure_cause, run.failure_reason.split(";")[0]) == (
+            "fail",
+            "agent",
+            "agent: 1 call(s) refused (get_weather)",
+        )
 
 
 @pytest.mark.django_db(transaction=True)

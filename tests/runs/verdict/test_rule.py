@@ -126,6 +126,22 @@ class EndedTests:
         decision = decide(facts)
         assert (decision.cause, decision.reason) == ("server", "server: wait was still running at the 5 s time limit")
 
+    def test_a_time_limit_reached_while_an_injected_fault_held_the_call_is_the_harnesss(self) -> None:
+        phase = "injected fault: hang on wait"
+        decision = decide(done(GATE_PASS, stop_reason="time_limit", phase=phase, limits={"time_limit_seconds": 5}))
+        assert (decision.verdict, decision.cause, decision.reason) == (
+            "inconclusive",
+            "harness",
+            "harness: the injected hang on wait was still running at the 5 s time limit; lower the request timeout "
+            "or raise the limit",
+        )
+
+    def test_a_call_an_injected_fault_failed_blames_neither_server_nor_agent(self) -> None:
+        calls = (ToolCallFact("search", failed_by="fault"), ToolCallFact("search"))
+        decision = decide(done(GATE_FAIL, calls=calls))
+        assert (decision.verdict, decision.cause) == ("fail", "agent")
+        assert not decision.reason.startswith("server")
+
     @pytest.mark.parametrize("status", ["queued", "running", "cancelled"])
     def test_unfinished_and_cancelled_runs_have_no_verdict(self, status: str) -> None:
         assert decide(RunFacts(status=status)) == Decision("")

@@ -107,11 +107,11 @@ class ValidateExpectationsTests:
     def test_exactly_one_check(self) -> None:
         assert errors_of({"kind": "final_answer"}) == [
             "expectations[2]: final_answer needs exactly one of contains, icontains, not_contains, regex, equals, "
-            "starts_with, is_json, json_schema"
+            "starts_with, is_json, json_schema, matches"
         ]
         assert errors_of({"kind": "final_answer", "contains": "a", "regex": "b"}) == [
             "expectations[2]: final_answer needs exactly one of contains, icontains, not_contains, regex, equals, "
-            "starts_with, is_json, json_schema, got contains and regex"
+            "starts_with, is_json, json_schema, matches, got contains and regex"
         ]
         assert errors_of({"kind": "tool_not_called"}) == [
             "expectations[2]: tool_not_called needs exactly one of tool, tools"
