@@ -227,13 +227,16 @@ def _default_result(run: Run) -> ScoreResult:
     )
 
 
-def score_run(run: Run, *, finishing: tuple[str, ...] = ()) -> bool:
+def score_run(run: Run, *, finishing: tuple[str, ...] = (), rescoring: bool = False) -> bool:
     """Score a run with its scenario's current scorers; earlier results stay, marked not current.
 
     `finishing` names the fields of the running run's final state (the worker sets them on `run`): they are
     written together with the score, in one commit, and only if the run is still running. The worker thus marks a
     run done only with its score, and a run closed as lost while it was being scored stays so (returns False and
     saves nothing).
+
+    A re-score (`rescoring`) or a replay asks its judges the question they answered before: their kept verdicts
+    answer (scorers.judge_cache); a new run asks them again.
     """
     attachments = list(
         ScenarioScorer.objects.filter(scenario=run.scenario)
@@ -243,12 +246,16 @@ def score_run(run: Run, *, finishing: tuple[str, ...] = ()) -> bool:
     results: list[ScoreResult] = []
     if attachments or run.scenario.expectations:
         record = run_record(run)
+        reuse_verdicts = rescoring or run.replay_of_id is not None
         if run.scenario.expectations:
             results.append(_expectations_result(run, record))
         uncalibrated = _uncalibrated_judges(run, attachments)
         results += [
             _result(
-                run, a, scorer_evaluate(content=a.scorer, record=record), uncalibrated=uncalibrated.get(a.scorer_id, "")
+                run,
+                a,
+                scorer_evaluate(content=a.scorer, record=record, reuse_verdicts=reuse_verdicts),
+                uncalibrated=uncalibrated.get(a.scorer_id, ""),
             )
             for a in attachments
         ]

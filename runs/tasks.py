@@ -49,7 +49,7 @@ def rescore_runs(run_ids: list[int]) -> None:
     """Score finished runs again with their scenarios' current scorers (the older results stay in history)."""
     for run in Run.objects.filter(pk__in=run_ids, status=Run.Status.DONE).select_related("scenario"):
         started = timezone.now()
-        scoring.score_run(run)
+        scoring.score_run(run, rescoring=True)
         # A re-score requested while this one ran keeps its mark: its own task clears it.
         Run.objects.filter(pk=run.pk, rescore_requested_at__lte=started).update(rescore_requested_at=None)
     # A run that is no longer done is not re-scored; its page must not wait for it.

@@ -73,7 +73,9 @@ def judge_target(content: ScorerContent) -> tuple[Provider, str]:
     return offline_provider(), "evalhub-offline"
 
 
-def scorer_evaluate(*, content: ScorerContent, record: Mapping[str, Any]) -> Evaluation:
+def scorer_evaluate(*, content: ScorerContent, record: Mapping[str, Any], reuse_verdicts: bool = False) -> Evaluation:
+    """Score one run record. `reuse_verdicts` lets a judge's kept verdict on the same question answer (a re-score or
+    a replay, scorers.judge_cache); a new run always asks the judge, whose own variance is part of what it measures."""
     if content.kind == Scorer.Kind.CODE:
         outcome = sandbox.run_scorer(content.code, record)
         console = [{"level": line.level, "text": line.text} for line in outcome.console]
@@ -94,7 +96,7 @@ def scorer_evaluate(*, content: ScorerContent, record: Mapping[str, Any]) -> Eva
         labels=content.labels,
         record=record,
     )
-    kept = CachedVerdict.objects.filter(key=key).first() if key else None
+    kept = CachedVerdict.objects.filter(key=key).first() if key and reuse_verdicts else None
     if kept is not None:
         CachedVerdict.objects.filter(key=key).update(hits=F("hits") + 1)
         return Evaluation(

@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from ninja import Field, Router, Schema
 from ninja.responses import Status
 
-from evalhub.api.common import WRITE, ApiError, ErrorCode, acting_user, get_or_404, invalid, responses
+from evalhub.api.common import WRITE, ApiError, Id, ErrorCode, acting_user, get_or_404, invalid, responses
 from evalhub.api_keys.auth import auth_for
 from runs.api import RunSummaryOut
 from runs.cassettes.services import ReplayRefused, run_fork, run_replay, runs_replay_many
@@ -35,8 +35,8 @@ class ForkIn(Schema):
 
 
 class ReplayManyIn(ReplayIn):
-    experiment_id: int | None = Field(None, description="Replay every recorded run of this experiment…")
-    scenario_ids: list[int] = Field([], max_length=500, description="…or the latest recorded run of each scenario.")
+    experiment_id: Id | None = Field(None, description="Replay every recorded run of this experiment…")
+    scenario_ids: list[Id] = Field([], max_length=500, description="…or the latest recorded run of each scenario.")
 
 
 class ReplayManyOut(Schema):

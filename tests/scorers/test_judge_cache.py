@@ -120,6 +120,16 @@ class JudgeCacheTests:
         page = alice_client.get(f"/runs/{run.pk}/").content.decode()
         assert page.count("cached verdict</span>") == 1
 
+    def test_a_new_run_with_the_same_transcript_asks_the_judge_again(self, alice: User, scripted: ScriptedServer) -> None:
+        run = self.judged_run(scripted, alice)
+        scripted.script(*weather_answers(), judge_answer("BAD"))
+
+        again = execute(run.scenario, alice)
+
+        assert len(scripted.received) == 6
+        judged = again.score_results.get(scorer_kind="judge")
+        assert (judged.label, (judged.details or {}).get("cached"), again.verdict) == ("BAD", None, "fail")
+
     def test_a_judge_error_is_not_kept(self, alice: User, scripted: ScriptedServer) -> None:
         provider = make_scripted_provider(scripted.base_url)
         scenario = make_scenario(make_demo_server(), provider=provider)

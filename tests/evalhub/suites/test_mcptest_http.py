@@ -43,7 +43,7 @@ class McptestHttpTests:
 
     def test_values_evalhub_cannot_take_are_reported_with_their_place(self) -> None:
         server, notes = import_server(
-            {"timeout": 30, "max_redirects": 99, "user_agent_override": False, "tls": {"min_version": "1.1"}}
+            {"timeout": "2h", "max_redirects": 99, "user_agent_override": False, "tls": {"min_version": "1.1"}}
         )
 
         assert notes == [
@@ -56,3 +56,11 @@ class McptestHttpTests:
             "cannot take",
         ]
         assert "http_timeout" not in server and "tls_min_version" not in server
+
+    def test_a_value_of_the_wrong_type_is_a_problem_of_the_file_with_its_place(self) -> None:
+        data = {"servers": {"remote": {"url": "https://mcp.example.com/mcp", "http": {"timeout": 30}}}}
+
+        conversion = convert(data, provider="EvalHub offline", model="evalhub-offline")
+
+        assert conversion.problems == [("/servers/remote/http/timeout", "expected a string, got an integer 30")]
+        assert conversion.suite["servers"] == []
