@@ -14,6 +14,7 @@ from runs.models import Run
 from runs.services import run_start
 from scorers.contract import EXAMPLE_DESCRIPTION
 from scorers.models import Scorer
+from scorers.services import scorer_save
 from tests.base import make_demo_server, make_scenario, make_scripted_provider, wait_until
 from tests.browser.conftest import log_in, screenshot
 from tests.evalhub.model_client.scripted_server import Answer, ScriptedServer, completion
@@ -99,7 +100,11 @@ class ScorerBrowserTests:
         expect(scores.filter(has_text="Helpful judge")).to_contain_text("The agent fetched the weather as asked.")
         screenshots(page, "run-with-scorers")
 
-        # Re-score: the page shows the new verdicts by itself, then stops polling.
+        # Re-score after the judge was edited: its new version is asked (an unchanged judge would answer from its
+        # kept verdict, scorers.judge_cache); the page shows the new verdicts by itself, then stops polling.
+        judge = Scorer.objects.get(name="Helpful judge")
+        judge.system_prompt += " Be strict."
+        scorer_save(scorer=judge, user=alice)
         scripted.script(Answer(body=completion(content=json.dumps({"label": "BAD", "reason": "Second look."}))))
         page.get_by_role("button", name="Re-score").click()
         expect(page.locator("#scores-current .scorer").filter(has_text="Helpful judge")).to_contain_text(
