@@ -17,7 +17,8 @@ from .helpers import fixture_config
 class OversizedMessageTests:
     def test_a_result_over_the_limit_says_so(self) -> None:
         async def call_export() -> None:
-            async with connect(fixture_config("huge_result_server.py")) as conn:
+            # Reading 32 MB on a busy machine can take seconds: the size limit, not the time limit, must stop it.
+            async with connect(fixture_config("huge_result_server.py", request_timeout=120.0)) as conn:
                 assert (await conn.call_tool("ping"))["content"][0]["text"] == "pong"
                 await conn.call_tool("export")
 

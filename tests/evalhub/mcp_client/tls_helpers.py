@@ -69,10 +69,22 @@ def tls_front(target_port: int, cert: Path, key: Path, *, max_version: ssl.TLSVe
         target_reader, target_writer = await asyncio.open_connection("127.0.0.1", target_port)
         await asyncio.gather(pipe(reader, target_writer), pipe(target_reader, writer))
 
-    async def serve() -> asyncio.Server:
-        server = await asyncio.start_server(handle, "127.0.0.1", port, ssl=context)
+    servers: list[asyncio.Server] = []
+
+    async def serve() -> None:
+        servers.append(await asyncio.start_server(handle, "127.0.0.1", port, ssl=context))
         ready.set()
-        return server
+
+    async def shut_down() -> None:
+        # Close every pipe before the loop stops: a coroutine left pending is finalised later, printing a traceback
+        # from whichever thread collects it (Python 3.11's traceback module parses source with `ast`, which races
+        # pytest's assertion rewriting and fails the session with "AST constructor recursion depth mismatch").
+        for server in servers:
+            server.close()
+        pending = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
 
     def run() -> None:
         asyncio.set_event_loop(loop)
@@ -85,5 +97,7 @@ def tls_front(target_port: int, cert: Path, key: Path, *, max_version: ssl.TLSVe
     try:
         yield port
     finally:
+        asyncio.run_coroutine_threadsafe(shut_down(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
+        loop.close()
