@@ -49,6 +49,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.process_stats import machine_busy_seconds, rss_kib, tree_cpu_seconds  # noqa: E402
+
 QUEUE = f"bench-{uuid.uuid4().hex[:8]}"
 PG_URL = "postgres://postgres@127.0.0.1:5432/evalhub_bench_concurrency"
 REDIS_URL = "redis://127.0.0.1:6379/9"
@@ -151,43 +153,6 @@ def wait_finished(ids: list[int], timeout: float) -> None:
         time.sleep(0.02)
 
 
-def tree_pids(root: int) -> list[int]:
-    """`root` and every process under it (the pool's processes, stdio servers), from /proc."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # exited meanwhile
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(children.get(pid, []))
-    return found
-
-
-def tree_cpu_seconds(root: int) -> float:
-    """User + system CPU of the process tree so far, with that of its children already waited for."""
-    ticks = 0
-    for pid in tree_pids(root):
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        # utime, stime, cutime, cstime: fields 14-17 of proc(5), 12-15 after the command name.
-        ticks += sum(int(value) for value in fields[11:15])
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def machine_busy_seconds() -> float:
-    """CPU seconds all cores spent busy since boot (/proc/stat): with the worker's own, the load of others."""
-    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle, iowait
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
-
-
 def profile_top(path: Path, limit: int = 30) -> str:
     """The functions with the most CPU: own time first, then cumulative (cProfile, every thread merged)."""
     import io
@@ -255,16 +220,6 @@ def pickup(scenario: Any, user: Any, count: int) -> list[float]:
         run = Run.objects.get(pk=run.pk)
         latencies.append((run.started_at - run.created_at).total_seconds() * 1000)
     return latencies
-
-
-def rss_kib(root: int) -> int:
-    """Resident memory of the worker's process tree."""
-    total = 0
-    for pid in tree_pids(root):
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1])
-    return total
 
 
 def held(scenario: Any, user: Any, model: Model, count: int, worker: int) -> dict[str, float]:

@@ -21,14 +21,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import queue
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from evalhub.mcp_client.connection import redact_json
@@ -36,6 +33,7 @@ from evalhub.mcp_client.redact import Redactor
 from evalhub.model_client.results import ChatResult
 from evalhub.servers.models import McpServer
 from evalhub.storable import storable
+from runs.db_writers import writer_for
 from runs.events import publish as events
 from runs.models import Run, RunEnded
 from runs.record_limits import (
@@ -66,60 +64,17 @@ RECORDED_FIELDS = [
     "heartbeat_at",
 ]
 
-# Every run of a worker process writes through these threads (a run always through the same one, so its writes
-# stay in order), each with its own database connection: a worker carrying 50 runs at once holds at most
-# WRITER_THREADS connections for their records, not 50.
-WRITER_THREADS = 4
-
-
-class _Writer:
-    """A thread that runs database writes one after another; it keeps its connection while writes keep coming and
-    closes it when it has nothing left to do, so an idle worker holds none (and a test database can be dropped)."""
-
-    def __init__(self, index: int) -> None:
-        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]]] = queue.SimpleQueue()
-        self._name = f"evalhub-db-writer-{index}"
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def submit(self, work: Callable[[], T]) -> Future[T]:
-        future: Future[T] = Future()
-        self._queue.put((future, work))
-        with self._lock:
-            # Started on first use, in the process that runs runs: a prefork pool forks its children from a
-            # parent that never records anything, and threads do not survive a fork.
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
-                self._thread.start()
-        return future
-
-    def _loop(self) -> None:
-        while True:
-            future, work = self._queue.get()
-            if future.set_running_or_notify_cancel():
-                try:
-                    future.set_result(work())
-                except BaseException as exc:
-                    # The connection may be broken (database restarted); the next write opens a new one.
-                    connection.close()
-                    future.set_exception(exc)
-            if self._queue.empty():
-                connection.close()
-
-
-_WRITERS = [_Writer(index) for index in range(WRITER_THREADS)]
-
 
 class Recorder:
     """Owns the Run row while the worker executes it. Every method saves before it returns.
 
     The agent loop is async and Django's ORM is not, so every write runs on a thread of the worker's shared
-    writer pool (`_WRITERS`). A run awaits each write before the next, so its writes stay in order.
+    writer pool (runs/db_writers.py). A run awaits each write before the next, so its writes stay in order.
     """
 
     def __init__(self, run: Run) -> None:
         self.run = run
-        self._writer = _WRITERS[run.pk % WRITER_THREADS]
+        self._writer = writer_for(run.pk)
         # The run's server and provider secrets: the pipeline sets it once it has their configs.
         self.redact = Redactor(())
         # What the run may still record, counting every copy it stores.

@@ -8,8 +8,6 @@ typed are dropped too (names stay), so a page never carries a credential.
 
 from __future__ import annotations
 
-import os
-import shutil
 from typing import Any
 
 from django import forms
@@ -25,13 +23,13 @@ from evalhub.servers.form_parts import (
     SecretLinesField,
     SecretRow,
     add_secret_rows,
-    looks_secret_env,
     parse_lines,
     secret_input,
     textarea,
     url_shape_problem,
 )
 from evalhub.servers.models import McpServer
+from evalhub.servers.stdio_fields import WARM_REUSE_HELP, StdioFieldsCleaning
 from evalhub.vault import SecretUnavailable
 
 STORED_ENCRYPTED_NOTE = (
@@ -40,17 +38,7 @@ STORED_ENCRYPTED_NOTE = (
 )
 
 
-WARM_REUSE_HELP = (
-    "Off (the default), every run starts its own server process. On, runs are lent an already-started process, "
-    "one run at a time, so they skip the server's start-up. Only for stateless servers: whatever a run leaves in "
-    "the process (memory, caches, counters, a login) is there for the next run it serves, and can change that "
-    "run's result. It changes no verdict rule: runs are judged on what they record, as always. After any error (a "
-    "failed or erroring tool call, a protocol error, a time limit) or a cancelled run, the process is closed and "
-    "the next run starts a fresh one."
-)
-
-
-class ServerForm(http_settings.HttpSettingsCleaning, forms.ModelForm):
+class ServerForm(StdioFieldsCleaning, http_settings.HttpSettingsCleaning, forms.ModelForm):
     args_text = forms.CharField(
         label="Arguments",
         required=False,
@@ -260,66 +248,6 @@ class ServerForm(http_settings.HttpSettingsCleaning, forms.ModelForm):
         return any(str(self.data.get(name, "")).strip() for name in secret_fields)
 
     # Cleaning ----------------------------------------------------------------------------------------------
-
-    def _transport(self) -> str:
-        return str(self.cleaned_data.get("transport") or "")
-
-    def clean_command(self) -> str:
-        command: str = self.cleaned_data["command"].strip()
-        if self._transport() != "stdio":
-            return ""
-        if not command:
-            raise forms.ValidationError("Enter the program to start, e.g. npx, uvx or /usr/local/bin/my-server.")
-        if any(ch.isspace() for ch in command) and not os.path.exists(command) and shutil.which(command) is None:
-            program, *rest = command.split()
-            raise forms.ValidationError(
-                f"Put only the program here (“{program}”) and each argument on its own line under Arguments "
-                f"({', '.join(rest[:3])}{'…' if len(rest) > 3 else ''}): EvalHub never runs a shell command line."
-            )
-        return command
-
-    def clean_warm_reuse(self) -> bool:
-        # Only a started process can be kept warm; an HTTP server is reached afresh by every run.
-        return bool(self.cleaned_data.get("warm_reuse")) and self._transport() == "stdio"
-
-    def clean_warm_recycle_after(self) -> int:
-        value = self.cleaned_data.get("warm_recycle_after")
-        return DEFAULT_RECYCLE_AFTER if value is None else int(value)
-
-    def clean_args_text(self) -> list[str]:
-        if self._transport() != "stdio":
-            return []
-        return [line.strip() for line in self.cleaned_data["args_text"].splitlines() if line.strip()]
-
-    def clean_cwd(self) -> str:
-        cwd: str = self.cleaned_data["cwd"].strip()
-        if self._transport() != "stdio":
-            return ""
-        if cwd and not os.path.isabs(cwd):
-            raise forms.ValidationError("Give an absolute path, starting with /, or leave it empty.")
-        return cwd
-
-    def clean_env_text(self) -> dict[str, str]:
-        if self._transport() != "stdio":
-            return {}
-        env, problems = parse_lines(self.cleaned_data["env_text"], separator="=", kind="env", secret=False)
-        for name, value in env.items():
-            if vault.env_reference(value):
-                problems.append(f"{name}: ${{…}} references work in Secret environment variables only; move it.")
-            elif looks_secret_env(name):
-                problems.append(f"{name} looks like a credential: move it to Secret environment variables.")
-        if problems:
-            raise forms.ValidationError(problems)
-        return env
-
-    def clean_secret_env_text(self) -> dict[str, str]:
-        if self._transport() != "stdio":
-            return {}
-        env, problems = parse_lines(self.cleaned_data["secret_env_text"], separator="=", kind="env", secret=True)
-        problems += vault.reference_problems(env, is_staff=self.user_is_staff)
-        if problems:
-            raise forms.ValidationError(problems)
-        return env
 
     def clean_url(self) -> str:
         url: str = self.cleaned_data["url"].strip()

@@ -49,7 +49,8 @@ def run_facts(
         Call(
             name=str(record.get("toolName", "")),
             args=args if isinstance(args := record.get("args"), dict) else {},
-            is_error=bool(record.get("isError")) and not record.get("notExecuted"),
+            # A call EvalHub answered itself (an unknown tool, arguments its schema refuses) never reached the server.
+            is_error=bool(record.get("isError")) and not record.get("notExecuted") and not record.get("refused"),
             malformed="rawArguments" in record,
         )
         for record in all_tool_calls

@@ -21,8 +21,8 @@ from typing import Any
 from evalhub.suites.mcptest.context import Context, Variable, env_name
 from evalhub.suites.mcptest.expect import Note, map_expects
 from evalhub.suites.mcptest.faults import agent_fault_injection
+from evalhub.suites.mcptest.file_check import schema_errors
 from evalhub.suites.mcptest.report import Counts, classify, count
-from evalhub.suites.mcptest.schema import schema_errors
 from evalhub.suites.mcptest.tools import tool_test
 from evalhub.suites.mcptest.turns import prompt_and_conversation
 from evalhub.suites.schema import FORMAT_VERSION

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from runs.tool_usage.arguments import ArgumentError, argument_errors
 from runs.tool_usage.confusion import NOT_CALLED, confusion_matrix
+from runs.tool_usage.facts import run_facts
 from runs.tool_usage.stats import BAD_ARGUMENTS, NEVER_CALLED, WRONG_TOOL, never_called, tool_stats
 from tests.runs.tool_usage.fixture import NAMES, TOOLS, fixture_runs
 
@@ -82,3 +83,12 @@ class ToolStatsTests:
 
     def test_coverage_lists_the_tools_no_run_called(self) -> None:
         assert never_called(fixture_runs(), NAMES) == ["cancel_booking"]
+
+    def test_a_call_evalhub_refused_is_not_the_servers_error(self) -> None:
+        refused = {"toolName": "get_weather", "args": {}, "isError": True, "refused": "invalid_arguments"}
+        failed = {"toolName": "get_weather", "args": {}, "isError": True}
+        facts = run_facts(run_id=1, scenario="Weather", expected_tools=[], all_tool_calls=[refused, failed])
+
+        weather = {row.name: row for row in tool_stats([facts], NAMES)}["get_weather"]
+
+        assert (weather.calls, weather.errors) == (2, 1)
