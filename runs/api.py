@@ -37,6 +37,7 @@ from runs.quota import quota_status
 from runs.reports import FORMATS, ReportFormat, render_report
 from runs.reports.records import record_queryset, run_record, run_summary, summary_queryset
 from runs.reviews.api import ReviewOut
+from runs.run_choices import RunChoices
 from runs.services import run_cancel, runs_start_many
 
 router = Router()
@@ -307,13 +308,8 @@ def start_runs(request: HttpRequest, payload: BulkStartIn) -> Status:
                 f"The provider of {unserved[0]!r} does not serve {model!r}.", field="model", scenarios=unserved
             )
     side_effects_settle(scenarios=scenarios, acknowledge=payload.acknowledge_side_effects, user=acting_user(request))
-    result = runs_start_many(
-        scenarios=scenarios,
-        user=acting_user(request),
-        model=model,
-        judges=payload.judges or "",
-        snapshots=payload.snapshots or "",
-    )
+    choices = RunChoices(model=model, judges=payload.judges or "", snapshots=payload.snapshots or "")
+    result = runs_start_many(scenarios=scenarios, user=acting_user(request), choices=choices)
     if not result.queued and result.refused:
         status = quota_status()
         details = {"queued": 0, "refused": result.refused, "used": status.used, "limit": status.limit}

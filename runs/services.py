@@ -11,7 +11,6 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.utils import timezone
 
-from evalhub.providers.models import Provider
 from evalhub.scenarios.models import Scenario
 from evalhub.server_evals.mapping import openai_messages
 from evalhub.server_evals.services import SideEffectsUnacknowledged, require_side_effects_acknowledged
@@ -19,30 +18,17 @@ from runs.events import publish as events
 from runs.experiments.metrics import cells_refresh
 from runs.models import ExperimentCell, Run
 from runs.quota import QuotaExceeded, reserve_run
+from runs.run_choices import AS_WRITTEN, RunChoices
 from runs.tasks import execute_run, rescore_runs
 
 
 def run_start(
-    *,
-    scenario: Scenario,
-    user: AbstractBaseUser | AnonymousUser | None,
-    model: str = "",
-    judges: str = "",
-    snapshots: str = "",
-    server_override: dict[str, Any] | None = None,
+    *, scenario: Scenario, user: AbstractBaseUser | AnonymousUser | None, choices: RunChoices = AS_WRITTEN
 ) -> Run:
-    """Reserve quota, create the queued run and queue its task once the transaction commits. `server_override`:
-    `evalhub run`'s server flags (runs/server_override.py), applied by the worker when the run connects."""
+    """Reserve quota, create the queued run and queue its task once the transaction commits."""
     with transaction.atomic():
         reserve_run()
-        run = run_create(
-            scenario=scenario,
-            user=user,
-            model=model,
-            judges=judges,
-            snapshots=snapshots,
-            server_override=server_override,
-        )
+        run = run_create(scenario=scenario, user=user, choices=choices)
         events.runs_queued([run])
         return run
 
@@ -51,35 +37,23 @@ def run_create(
     *,
     scenario: Scenario,
     user: AbstractBaseUser | AnonymousUser | None,
-    model: str = "",
-    provider: Provider | None = None,
+    choices: RunChoices = AS_WRITTEN,
     cell: ExperimentCell | None = None,
     trial: int | None = None,
-    tool_mode: str = "",
-    judges: str = "",
-    snapshots: str = "",
-    server_override: dict[str, Any] | None = None,
-    variant: dict[str, Any] | None = None,
-    fault_injection: dict[str, Any] | None = None,
 ) -> Run:
     """Create the queued run and queue its task on commit. The caller has reserved its quota (run_start one run,
     an experiment all of its trials at once) inside the same transaction, and announces the runs it created
     (events.runs_queued: one write for a whole experiment).
 
-    `judges` ("all" or "calibrated"): which gating judges decide its verdict (runs.scoring.gate_judges); empty
-    leaves it to the site's setting when the run is scored. `snapshots` ("update" or "ci"): how its `$snapshot`
-    checks treat missing and different values (runs.snapshots.services). `variant` (runs/variants) is the tool
-    surface the model is offered instead of the server's own. `fault_injection` (an experiment column's
-    fault profile, runs.experiments) replaces the scenario's own.
-
     Raises SideEffectsUnacknowledged for an execution-level scenario whose server's side effects nobody accepted.
     """
     require_side_effects_acknowledged(scenario)
     snapshot = scenario.server.latest_snapshot()
+    fault_injection = choices.fault_injection
     run = Run.objects.create(
         scenario=scenario,
-        provider=provider or scenario.provider,
-        model=model or scenario.model,
+        provider=choices.provider or scenario.provider,
+        model=choices.model or scenario.model,
         server=scenario.server,
         tool_snapshot=snapshot,
         tools_hash=snapshot.tools_hash if snapshot else "",
@@ -89,7 +63,7 @@ def run_create(
             "system_prompt": scenario.system_prompt,
             "max_turns": scenario.max_turns,
             "max_tool_calls": scenario.max_tool_calls,
-            "tool_mode": tool_mode or scenario.tool_mode,
+            "tool_mode": choices.tool_mode or scenario.tool_mode,
             "time_limit_seconds": scenario.time_limit_seconds,
             "max_tokens": scenario.max_tokens,
             "token_budget": scenario.token_budget,
@@ -101,12 +75,9 @@ def run_create(
             "tool_errors_expected": scenario.tool_errors_expected,
             "fault_injection": fault_injection if fault_injection is not None else scenario.fault_injection,
             **level_settings(scenario),
-            **({"judges": judges} if judges else {}),
-            **({"snapshots": snapshots} if snapshots else {}),
             # Resolved by the worker when the run starts (runs/variables.py).
             **({"variables": scenario.variables} if scenario.variables else {}),
-            **({"server_override": server_override} if server_override else {}),
-            **({"variant": variant} if variant else {}),
+            **choices.settings(),
         },
         transcript={"prompt": scenario.prompt, "steps": []},
         experiment_id=cell.experiment_id if cell else None,
@@ -149,24 +120,13 @@ def runs_start_many(
     *,
     scenarios: Iterable[Scenario],
     user: AbstractBaseUser | AnonymousUser | None,
-    model: str = "",
-    judges: str = "",
-    snapshots: str = "",
-    server_override: dict[str, Any] | None = None,
+    choices: RunChoices = AS_WRITTEN,
 ) -> BulkStart:
     """Start each scenario while quota lasts; report how many were queued and how many refused."""
     result = BulkStart()
     for scenario in scenarios:
         try:
-            started = run_start(
-                scenario=scenario,
-                user=user,
-                model=model,
-                judges=judges,
-                snapshots=snapshots,
-                server_override=server_override,
-            )
-            result.queued.append(started)
+            result.queued.append(run_start(scenario=scenario, user=user, choices=choices))
         except (QuotaExceeded, SideEffectsUnacknowledged) as exc:
             result.refused += 1
             result.refusal = str(exc)

@@ -41,6 +41,7 @@ from evalhub.scenarios.schemas import (
 from evalhub.scenarios.services import scenario_duplicate
 from runs.api import RunSummaryOut
 from runs.reports import run_summary
+from runs.run_choices import RunChoices
 from runs.services import run_start
 from scorers.attachments import attach_scorers, attachments_of
 from scorers.expectations import EXPECTATIONS_JSON_SCHEMA
@@ -287,6 +288,6 @@ def start_run(request: HttpRequest, scenario_id: int, payload: RunStartIn | None
             f"{scenario.provider.name} does not serve {model!r}; choose one of: {', '.join(served)}.",
             {"field": "model", "models": list(scenario.provider.model_names)},
         )
-    run = run_start(scenario=scenario, user=acting_user(request), model=model)
+    run = run_start(scenario=scenario, user=acting_user(request), choices=RunChoices(model=model))
     run.scenario = scenario
     return Status(201, run_summary(run))

@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from ninja import Field, Router, Schema
 from ninja.responses import Status
 
-from evalhub.api.common import WRITE, ApiError, Id, ErrorCode, acting_user, get_or_404, invalid, responses
+from evalhub.api.common import WRITE, ApiError, ErrorCode, Id, acting_user, get_or_404, invalid, responses
 from evalhub.api_keys.auth import auth_for
 from runs.api import RunSummaryOut
 from runs.cassettes.services import ReplayRefused, run_fork, run_replay, runs_replay_many

@@ -32,6 +32,7 @@ from runs.heartbeat import runs_reap_stale
 from runs.models import Run
 from runs.quota import QuotaExceeded
 from runs.reports.records import record_queryset, run_record, run_summary, summary_queryset
+from runs.run_choices import RunChoices
 from runs.services import runs_start_many
 from runs.variants.compare import variant_records
 
@@ -61,11 +62,8 @@ class Backend(Protocol):
         self,
         *,
         scenario_ids: list[int],
-        model: str,
+        choices: RunChoices,
         acknowledge_side_effects: bool,
-        judges: str = "",
-        snapshots: str = "",
-        server_override: dict[str, Any] | None = None,
     ) -> Started: ...
     # `evalhub run --replay`: an experiment's recorded runs, or each scenario's latest, replayed from cassettes.
     def replay(self, *, experiment_id: int | None, scenario_ids: list[int], mcp: str) -> Started: ...
@@ -111,14 +109,12 @@ class LocalBackend:
         self,
         *,
         scenario_ids: list[int],
-        model: str,
+        choices: RunChoices,
         acknowledge_side_effects: bool,
-        judges: str = "",
-        snapshots: str = "",
-        server_override: dict[str, Any] | None = None,
     ) -> Started:
         scenarios = list(Scenario.objects.filter(pk__in=scenario_ids).select_related("server", "provider"))
         scenarios.sort(key=lambda s: scenario_ids.index(s.pk))
+        model = choices.model
         for scenario in scenarios:
             if model and model not in scenario.provider.model_names:
                 raise InfraError(
@@ -128,14 +124,7 @@ class LocalBackend:
             side_effects_settle(scenarios=scenarios, acknowledge=acknowledge_side_effects, user=AnonymousUser())
         except SideEffectsUnacknowledged as exc:
             raise InfraError(str(exc)) from None
-        result = runs_start_many(
-            scenarios=scenarios,
-            user=None,
-            model=model,
-            judges=judges,
-            snapshots=snapshots,
-            server_override=server_override,
-        )
+        result = runs_start_many(scenarios=scenarios, user=None, choices=choices)
         return Started([run.pk for run in result.queued], result.refused, result.refusal)
 
     def replay(self, *, experiment_id: int | None, scenario_ids: list[int], mcp: str) -> Started:
@@ -254,24 +243,21 @@ class RemoteBackend:
         self,
         *,
         scenario_ids: list[int],
-        model: str,
+        choices: RunChoices,
         acknowledge_side_effects: bool,
-        judges: str = "",
-        snapshots: str = "",
-        server_override: dict[str, Any] | None = None,
     ) -> Started:
-        if server_override:
+        if choices.server_override:
             # The API starts runs of stored servers only: a command or URL from a client's flags is not its to run.
             raise InfraError(
                 "--server-url, --server-command and the header flags work on this EvalHub only (no --url)."
             )
         body: dict[str, Any] = {"scenario_ids": scenario_ids, "acknowledge_side_effects": acknowledge_side_effects}
-        if model:
-            body["model"] = model
-        if judges:
-            body["judges"] = judges
-        if snapshots:
-            body["snapshots"] = snapshots
+        if choices.model:
+            body["model"] = choices.model
+        if choices.judges:
+            body["judges"] = choices.judges
+        if choices.snapshots:
+            body["snapshots"] = choices.snapshots
         answer = self._call("POST", "/runs", json=body)
         return Started([run["id"] for run in answer["runs"]], answer["refused"], answer["refusal"])
 

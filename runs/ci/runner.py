@@ -28,6 +28,7 @@ from runs.models import Run
 from runs.reports import render_report, run_passes
 from runs.reports.formats import score_text, usd, verdict
 from runs.reports.records import is_inconclusive, replay_label
+from runs.run_choices import RunChoices
 from runs.server_override import banner
 
 EXIT_PASSED, EXIT_FAILED, EXIT_INFRA, EXIT_UNDECIDED = 0, 1, 2, 3
@@ -248,11 +249,13 @@ def _run(backend: Backend, options: Options, *, out: TextIO, err: TextIO, tty: b
     else:
         started = backend.start(
             scenario_ids=scenario_ids,
-            model=options.model,
+            choices=RunChoices(
+                model=options.model,
+                judges=options.judges,
+                snapshots=options.snapshots,
+                server_override=options.server_override or None,
+            ),
             acknowledge_side_effects=options.acknowledge_side_effects,
-            judges=options.judges,
-            snapshots=options.snapshots,
-            server_override=options.server_override,
         )
     if started.refused:
         err.write(f"warning: {started.refused} run(s) refused: {started.refusal}\n")

@@ -21,6 +21,7 @@ from runs.events import publish as events
 from runs.experiments.models import Experiment, ExperimentCell
 from runs.models import Run
 from runs.quota import QuotaExceeded, reserve_runs
+from runs.run_choices import RunChoices
 
 logger = logging.getLogger(__name__)
 
@@ -55,13 +56,16 @@ def trials_rerun_inconclusive(*, run_ids: Iterable[int]) -> list[Run]:
             rerun = run_create(
                 scenario=run.scenario,
                 user=run.started_by,
-                model=run.model,
-                provider=run.provider,
+                choices=RunChoices(
+                    model=run.model,
+                    provider=run.provider,
+                    tool_mode=str((run.settings or {}).get("tool_mode", "")),
+                    judges=str((run.settings or {}).get("judges", "")),
+                    variant=(run.settings or {}).get("variant"),
+                    fault_injection=cell.fault_injection if cell is not None and cell.fault_profile else None,
+                ),
                 cell=run.cell,
                 trial=run.trial,
-                tool_mode=str((run.settings or {}).get("tool_mode", "")),
-                judges=str((run.settings or {}).get("judges", "")),
-                fault_injection=cell.fault_injection if cell is not None and cell.fault_profile else None,
             )
             events.runs_queued([rerun])
         queued.append(rerun)

@@ -25,6 +25,7 @@ from runs.experiments.models import JUDGES, MAX_TRIALS, MIN_TRIALS, BaselinePin,
 from runs.fault_injection.profiles import parse_profiles
 from runs.models import Run
 from runs.quota import QuotaExceeded, QuotaStatus, countdown, reserve_runs
+from runs.run_choices import RunChoices
 from runs.services import run_create
 from runs.variants.surface import Variant, VariantInvalid, check_against, parse_variant
 
@@ -262,14 +263,16 @@ def experiment_start(
             run_create(
                 scenario=scenario,
                 user=user,
-                model=choice.model,
-                provider=choice.provider,
+                choices=RunChoices(
+                    model=choice.model,
+                    provider=choice.provider,
+                    tool_mode=choice.tool_mode,
+                    judges=judges,
+                    variant=surfaces.get(choice.variant),
+                    fault_injection=choice.fault_injection,
+                ),
                 cell=by_position[(row, column)],
                 trial=trial,
-                tool_mode=choice.tool_mode,
-                judges=judges,
-                variant=surfaces.get(choice.variant),
-                fault_injection=choice.fault_injection,
             )
             for trial in range(1, trials + 1)
             for row, scenario in enumerate(scenarios)

@@ -3,9 +3,9 @@ exact messages it was sent (the run's transcript as the judge saw it, tool resul
 
 Re-scoring a run and scoring its replays (runs.cassettes) ask the same judge the same question: the kept verdict
 answers, with no model call and no cost, and the run page says "cached verdict". A new run always asks the judge:
-two runs with the same transcript are two samples of the judge, which calibration and trials measure. Only a verdict (`ok`) is kept: a
-judge error or an outage is asked again. The verdict effect is none: a cached verdict counts exactly as the judge's
-answer did.
+two runs with the same transcript are two samples of the judge, which calibration and trials measure. Only a
+verdict (`ok`) is kept: a judge error or an outage is asked again. The verdict effect is none: a cached verdict
+counts exactly as the judge's answer did.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from evalhub.scenarios.models import Scenario
 from runs import pipeline
 from runs.ci.runner import snapshot_mode
 from runs.models import ExpectationSnapshot, Run
+from runs.run_choices import RunChoices
 from runs.services import run_start
 from tests.base import make_demo_server, make_scenario
 
@@ -41,7 +42,7 @@ def weather_scenario(alice: User) -> Scenario:
 
 
 def execute(scenario: Scenario, user: User, snapshots: str = "") -> Run:
-    run = run_start(scenario=scenario, user=user, snapshots=snapshots)
+    run = run_start(scenario=scenario, user=user, choices=RunChoices(snapshots=snapshots))
     pipeline.execute_run(run.pk, worker="test")
     return Run.objects.get(pk=run.pk)
 

@@ -120,7 +120,9 @@ class JudgeCacheTests:
         page = alice_client.get(f"/runs/{run.pk}/").content.decode()
         assert page.count("cached verdict</span>") == 1
 
-    def test_a_new_run_with_the_same_transcript_asks_the_judge_again(self, alice: User, scripted: ScriptedServer) -> None:
+    def test_a_new_run_with_the_same_transcript_asks_the_judge_again(
+        self, alice: User, scripted: ScriptedServer
+    ) -> None:
         run = self.judged_run(scripted, alice)
         scripted.script(*weather_answers(), judge_answer("BAD"))
 
