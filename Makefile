@@ -27,10 +27,11 @@ typecheck: $(DEV_STAMP)
 
 # EVALHUB_TEST_DATABASE_URL picks the test database server (SQLite when unset); CELERY_BROKER_URL the broker.
 # Most tests wait on real processes (workers, MCP servers, Chromium), so TEST_PROCESSES pytest processes share
-# the cores well; each gets its own test database and task queue.
+# the cores well; each gets its own test database and task queue. The 30 slowest tests are listed at the end: the
+# suite's cost is watched (issue 30).
 TEST_PROCESSES ?= 3
 pytest: $(DEV_STAMP) chromium
-	DATABASE_URL="$(EVALHUB_TEST_DATABASE_URL)" $(VENV)/bin/pytest -n $(TEST_PROCESSES)
+	DATABASE_URL="$(EVALHUB_TEST_DATABASE_URL)" $(VENV)/bin/pytest -n $(TEST_PROCESSES) --durations=30
 
 $(PY):
 	@test -n "$(PYTHON)" || { echo "Python 3.11 is needed: install python3.11 and run make again." >&2; exit 1; }

@@ -1,7 +1,7 @@
 """Replay vs record on the seeded demo scenarios (issue 28): each run's duration, the durations of its offline and
 live-server replays, and its cassette's size; and whether every replay got its run's verdict.
 
-    .venv/bin/python bench/replay_demo.py [--database-url URL]
+    .venv/bin/python bench/replay_demo.py [--database-url URL] [--tiny]
 
 The demo scenarios use the offline model, so a recorded run's time is mostly its stdio server's start and tool
 calls: an offline replay starts no server; a live-server replay starts it and checks its answers. Headlines: the
@@ -22,6 +22,7 @@ from run_harness import prepare_environment  # bench/ is the script's folder: it
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database-url", help="default: a fresh SQLite file under EVALHUB_VAR_DIR")
+    parser.add_argument("--tiny", action="store_true", help="the first demo scenario only (CI's smoke of this bench)")
     args = parser.parse_args()
     database = prepare_environment(args.database_url, "replay.sqlite3")
 
@@ -44,7 +45,8 @@ def main() -> None:
         return Run.objects.get(pk=run.pk)
 
     rows = []
-    for scenario in Scenario.objects.filter(level=Scenario.Level.SCENARIO).order_by("name"):
+    scenarios = Scenario.objects.filter(level=Scenario.Level.SCENARIO).order_by("name")
+    for scenario in scenarios[:1] if args.tiny else scenarios:
         run = executed(run_create(scenario=scenario, user=None))
         offline = executed(run_replay(run=run, user=None, mcp="cassette"))
         live = executed(run_replay(run=run, user=None, mcp="live"))

@@ -24,10 +24,16 @@ celery_app.conf.task_default_queue = TEST_QUEUE
 # `.ci/run` runs the suite twice: on the embedded defaults, then on the production stack (EVALHUB_TEST_TIER=production:
 # PostgreSQL and a Redis broker). The second run is there to prove what depends on those services; a test that
 # touches neither the database nor the broker behaves the same on both, so it runs once, on the embedded tier.
+# So do two kinds of tests whose subject is not the services: browser tests (what Chromium does with our pages:
+# scripts, htmx, layout; every page they drive is also rendered on PostgreSQL by its feature's page tests, and every
+# run they start is also run by a worker test there) and tests marked `once` (a third-party program is the subject).
 DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences", "live_server"})
 
 
 def touches_services(item: pytest.Item) -> bool:
+    drives_chromium = "page" in getattr(item, "fixturenames", ())
+    if drives_chromium or item.get_closest_marker("once"):
+        return False
     uses_database = DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))
     marked = any(item.get_closest_marker(name) for name in ("django_db", "worker", "services"))
     return bool(uses_database or marked)

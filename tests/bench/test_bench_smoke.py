@@ -127,7 +127,7 @@ class RunBenchTests:
         headline(output, "CPU added by 2 open streams")  # a difference of two readings: any sign
 
     def test_replay_demo(self, bench_env: dict[str, str]) -> None:
-        args = ["--database-url", bench_env["DATABASE_URL"]] if ON_POSTGRES else []
+        args = ["--tiny"] + (["--database-url", bench_env["DATABASE_URL"]] if ON_POSTGRES else [])
         output = run_bench(bench_env, "replay_demo.py", *args)
         assert "every replay got its run's verdict: True" in output
         assert 0 < headline(output, "offline replay duration") < headline(output, "recorded run duration")

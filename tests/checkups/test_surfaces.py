@@ -113,6 +113,7 @@ class CheckupCliTests:
         assert "already exists with another target" in capsys.readouterr().err
         assert not Checkup.objects.exists()
 
+    @pytest.mark.once
     @pytest.mark.skipif(shutil.which("npx") is None, reason="npx is not installed")
     def test_the_reference_everything_server(self, capsys: pytest.CaptureFixture[str]) -> None:
         # Exit 1 (it has error findings) or 2; the check-up row says which.
