@@ -28,6 +28,9 @@ def verdict_key(*, provider: str, model: str, system_prompt: str, labels: str, r
         parsed = parse_labels(labels)
     except LabelError:
         return None
-    messages = build_messages(system_prompt=system_prompt, labels=parsed, record=record)
+    # PostgreSQL's jsonb gives an object's keys back in its own order: the same run read back for a re-score must
+    # give the same key, so the record is put in one order first (the question is the same in any order).
+    canonical = json.loads(json.dumps(record, sort_keys=True, ensure_ascii=False, default=str))
+    messages = build_messages(system_prompt=system_prompt, labels=parsed, record=canonical)
     key = {"v": VERSION, "provider": provider, "model": model, "labels": format_labels(parsed), "messages": messages}
     return hashlib.sha256(json.dumps(key, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()

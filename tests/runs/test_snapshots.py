@@ -78,8 +78,9 @@ class SnapshotRunTests:
 
     def test_a_changed_value_fails_the_run_and_names_the_snapshot(self, alice: User) -> None:
         scenario = weather_scenario(alice)
+        # Keys in the order PostgreSQL's jsonb keeps them (shorter first), so the message reads the same on both tiers.
         ExpectationSnapshot.objects.create(
-            scenario=scenario, key=KEY, value={"temperature_c": -40, "conditions": "snow"}
+            scenario=scenario, key=KEY, value={"conditions": "snow", "temperature_c": -40}
         )
 
         run = execute(scenario, alice)
@@ -90,7 +91,7 @@ class SnapshotRunTests:
         assert entry["category"] == "result_mismatch"
         assert entry["message"].startswith(
             f'structuredContent: differs from snapshot "{KEY}": '
-            'expected {"temperature_c": -40, "conditions": "snow"}, got'
+            'expected {"conditions": "snow", "temperature_c": -40}, got'
         )
         assert stored(scenario)[KEY] == {"temperature_c": -40, "conditions": "snow"}  # a failed check stores nothing
 

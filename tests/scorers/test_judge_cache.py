@@ -67,6 +67,21 @@ class VerdictKeyTests:
 
         assert key(record=retimed) == key()
 
+    def test_the_order_of_an_objects_keys_does_not_change_it(self) -> None:
+        # As PostgreSQL's jsonb gives a run's record back for a re-score: every object's keys in another order.
+        def reversed_keys(value: Any) -> Any:
+            if isinstance(value, dict):
+                return {name: reversed_keys(value[name]) for name in reversed(list(value))}
+            return [reversed_keys(item) for item in value] if isinstance(value, list) else value
+
+        record = json.loads(json.dumps(RECORD))
+        call = {"toolName": "get_weather", "args": {"latitude": 1, "longitude": 2}}
+        record["output"]["transcript"]["steps"][0].update(
+            toolCalls=[call], toolResults=[{"toolName": "get_weather", "result": {"a": 1, "b": {"c": 2, "d": 3}}}]
+        )
+
+        assert key(record=reversed_keys(record)) == key(record=record)
+
     def test_invalid_labels_have_no_key(self) -> None:
         assert key(labels="no pipe here") is None
 
