@@ -191,6 +191,22 @@ PUBLISHED_ROUTE_MODULES = {
 }
 
 
+def _never_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """A parameter's JSON Schema as a client should read it. Without pydantic's `null` branch: `str | None = None`
+    means "may be left out", which `required: false` already says, and a query or path value is text, never JSON
+    null (schema-driven tools took `?name=-42706`, a string on the wire, for a wrong type). And with `ge`/`le`,
+    which ninja copies from pydantic inside such a branch, as JSON Schema's `minimum`/`maximum`."""
+    branches = schema.get("anyOf", [])
+    kept = [branch for branch in branches if branch != {"type": "null"}]
+    if len(kept) != 1 or len(kept) == len(branches):
+        return schema
+    value = {**{key: item for key, item in schema.items() if key != "anyOf"}, **kept[0]}
+    for pydantic_name, json_schema_name in (("ge", "minimum"), ("le", "maximum")):
+        if pydantic_name in value:
+            value[json_schema_name] = value.pop(pydantic_name)
+    return value
+
+
 class EvalHubAPI(NinjaAPI):
     def get_openapi_operation_id(self, operation: Operation) -> str:
         func = operation.view_func
@@ -208,6 +224,10 @@ class EvalHubAPI(NinjaAPI):
                 if name := field.pop(COMPONENT_MARKER, None):
                     field["allOf"] = [{"$ref": f"#/components/schemas/{name}"}]
         components.update(OPENAPI_COMPONENTS)
+        for item in schema["paths"].values():
+            for operation in item.values():
+                for parameter in operation.get("parameters", []):
+                    parameter["schema"] = _never_null(parameter["schema"])
         return schema
 
     def on_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse:  # type: ignore[override]

@@ -12,7 +12,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 
-from evalhub.api.common import EXPORT, WRITE, acting_user, get_or_404, invalid, not_found, responses
+from evalhub.api.common import EXPORT, WRITE, Id, acting_user, get_or_404, invalid, not_found, responses
 from evalhub.api_keys.auth import auth_for
 from evalhub.permissions import require_review_delete
 from runs.models import Review, Run
@@ -107,9 +107,9 @@ def delete_review(request: HttpRequest, run_id: int, review_id: int) -> dict[str
 
 class ExportParams(Schema):
     format: Literal["jsonl"] = "jsonl"
-    run_id: int | None = Field(None, description="Only this run's reviews.")
-    experiment_id: int | None = None
-    scenario_id: int | None = None
+    run_id: Id | None = Field(None, description="Only this run's reviews.")
+    experiment_id: Id | None = None
+    scenario_id: Id | None = None
     reviewer: str = Field("", description="Only this user's reviews (a username).")
 
 

@@ -1,4 +1,4 @@
-"""operationIds are part of the published API: moving a route's module must not rename them."""
+"""What clients generate code from: operationIds (moving a route's module must not rename them) and parameters."""
 
 from __future__ import annotations
 
@@ -28,3 +28,22 @@ class OperationIdTests:
         prefixes += ("evalhub_server_evals_api_", "runs_events_api_", "runs_reviews_api_", "evalhub_checkups_api_")
         prefixes += ("runs_cassettes_api_",)
         assert all(i.startswith(prefixes) for i in _operation_ids())
+
+
+class ParameterSchemaTests:
+    def test_no_parameter_may_be_null_and_bounds_are_json_schema(self) -> None:
+        schema = api.get_openapi_schema(path_prefix="/api/v1/")
+        parameters = {
+            (path, parameter["name"]): parameter["schema"]
+            for path, item in schema["paths"].items()
+            for operation in item.values()
+            for parameter in operation.get("parameters", [])
+        }
+        assert not [where for where, value in parameters.items() if "anyOf" in value or "ge" in value or "le" in value]
+        assert parameters[("/api/v1/reviews", "experiment_id")] == {
+            "title": "Experiment Id",
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2**63 - 1,
+        }
+        assert parameters[("/api/v1/scenarios", "name")]["type"] == "string"

@@ -117,6 +117,12 @@ class ReviewExportApiTests:
         assert line["note"] == "the tool was down; it said so"
         assert_error(make_client(bob, "evaluate:read").get("/api/v1/reviews"), 403, "INSUFFICIENT_PERMISSIONS")
 
+    def test_an_id_no_record_can_have_is_a_400_naming_the_parameter(self, bob: User, make_client: KeyClient) -> None:
+        # One past the largest 64-bit id reached the database and answered 500 (SQLite cannot hold it).
+        response = make_client(bob, "evaluate:export").get("/api/v1/reviews?experiment_id=9223372036854775808")
+
+        assert assert_error(response, 400, "VALIDATION_ERROR")["message"].startswith("query.experiment_id")
+
 
 @pytest.mark.django_db
 class SuiteExportTests:
