@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.contrib.auth.models import User
 from django.db import connection
 
@@ -22,6 +23,15 @@ from tests.evalhub.model_client.scripted_server import API_KEY as SCRIPTED_API_K
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 PASSWORD = "correct-horse-battery-staple"
+
+
+class OneIterationPasswordHasher(PBKDF2PasswordHasher):
+    """Django's PBKDF2 at one iteration, for tests only (tests/conftest.py). A user's password is hashed when they
+    are created, and alice, bob or charlie is created in most tests: at Django's 1,000,000 iterations that was 61 %
+    of the CPU of a sampled run of page and run tests (py-spy). The hash names its algorithm and iteration count,
+    so a child process (a worker, a web server) verifies it with Django's own hashers."""
+
+    iterations = 1
 
 
 def make_alice() -> User:

@@ -8,12 +8,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import Client
 
 from evalhub.celery import app as celery_app
 from tests.base import PROJECT_DIR, PYTHON, child_env, make_alice, make_bob, make_charlie
 from tests.evalhub.model_client.scripted_server import ScriptedServer
+
+# Passwords are hashed at one iteration (tests/base.py says why); a deployment's hashers are Django's own.
+settings.PASSWORD_HASHERS = ["tests.base.OneIterationPasswordHasher"]
 
 # Each test session sends its tasks to a queue of its own, so a worker left running by `make run`
 # on the same broker never steals them, and two sessions never see each other's tasks.
