@@ -57,8 +57,16 @@ def call_facts(
             meta_keys=own_meta_keys(result.get("_meta")),
             # What the tool said, without the _meta stamps (its own keys are in meta_keys).
             preview=json.dumps({k: v for k, v in result.items() if k != "_meta"}, ensure_ascii=False)[:PREVIEW_CHARS],
+            said=_text_of(result.get("content"))[:PREVIEW_CHARS],
         )
     return facts
+
+
+def _text_of(content: Any) -> str:
+    """The text blocks of a result's content, as a person reads them (a finding quotes these, not the JSON)."""
+    blocks = content if isinstance(content, list) else []
+    texts = [block.get("text") for block in blocks if isinstance(block, dict) and block.get("type") == "text"]
+    return " ".join(text.strip() for text in texts if isinstance(text, str) and text.strip())
 
 
 def own_meta_keys(meta: Any) -> list[str]:
@@ -142,6 +150,12 @@ def _no_answer(call: Mapping[str, Any], what: str, call_seconds: float) -> Findi
     return None
 
 
+def _what_it_said(call: Mapping[str, Any]) -> str:
+    """The tool's own words (its text blocks); the result's JSON when it had none, or for a check-up stored
+    before the words were kept."""
+    return str(call.get("said") or call.get("preview", ""))[:200]
+
+
 def _valid_call(call: Mapping[str, Any], call_seconds: float) -> list[Finding]:
     tool, args = call["tool"], json.dumps(call["arguments"], ensure_ascii=False)[:200]
     if not call["arguments_valid"]:
@@ -177,7 +191,7 @@ def _valid_call(call: Mapping[str, Any], call_seconds: float) -> list[Finding]:
             _finding(
                 "warning",
                 "valid_call_tool_error",
-                f"Arguments that fit the inputSchema got a tool error: {call.get('preview', '')[:200]}",
+                f"Arguments that fit the inputSchema got a tool error: {_what_it_said(call)}",
                 "Narrow the inputSchema to what the tool accepts (enum, pattern, examples), so models send it.",
                 tool,
                 "inputSchema",

@@ -6,7 +6,8 @@ from __future__ import annotations
 from evalhub.checkups import arguments
 from evalhub.checkups.compliance import compliance_findings
 from evalhub.checkups.findings import Finding, compare, section_score, summarise
-from evalhub.checkups.sweep import runtime_findings
+from evalhub.checkups.sweep import call_facts, runtime_findings
+from evalhub.mcp_client.raw import RawAnswer
 
 
 def finding(severity: str, code: str = "c", subject: str = "t", section: str = "runtime") -> Finding:
@@ -130,6 +131,18 @@ class SweepTests:
             self.call("wrong_type", "result", is_error=True),
         ]
         assert runtime_findings({"calls": calls}, call_seconds=3) == []
+
+    def test_a_tool_error_on_valid_arguments_quotes_what_the_tool_said(self) -> None:
+        result = {"content": [{"type": "text", "text": "the weather service is down"}], "isError": True}
+        answer = RawAnswer(outcome="result", result=result, duration_ms=5)
+        facts = call_facts({"name": "get_weather"}, "valid", {"latitude": 1}, True, answer)
+
+        (found,) = runtime_findings({"calls": [facts]}, call_seconds=3)
+
+        assert (found.code, found.message) == (
+            "valid_call_tool_error",
+            "Arguments that fit the inputSchema got a tool error: the weather service is down",
+        )
 
     def test_a_schema_mismatch_is_an_error(self) -> None:
         calls = [self.call("valid", "result", is_error=False, schema_validation={"valid": False, "message": "x"})]
